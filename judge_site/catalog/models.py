@@ -1,0 +1,46 @@
+"""Problems as stored in the database; the packages on disk (problems/) are the source."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Difficulty(models.TextChoices):
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+class Device(models.TextChoices):
+    CPU = "cpu"
+    GPU = "gpu"
+    ANY = "any"
+
+
+class Problem(models.Model):
+    number = models.PositiveIntegerField(unique=True)
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices)
+    chapter = models.CharField(max_length=200, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    device = models.CharField(max_length=5, choices=Device.choices, default=Device.CPU)
+    statement_md = models.TextField()
+    starter_code = models.TextField()
+    # Limits, tolerances, feedback policy and benchmark as read from problem.toml.
+    manifest = models.JSONField(default=dict)
+    # Public examples only (name + rendered inputs/outputs); hidden tests never stored here.
+    public_examples = models.JSONField(default=list, blank=True)
+    # Folder of the package on disk (the built-in catalog or the instance's upload storage).
+    package_dir = models.CharField(max_length=500)
+    # Content hash of the package; every submission records the version that judged it.
+    version = models.CharField(max_length=64)
+    published = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["number"]
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.title}"

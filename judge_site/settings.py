@@ -1,0 +1,168 @@
+"""Settings, read from the environment only. Every variable is listed in .env.example."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from judge_site.env import ConfigError, envbool, envfloat, envint, envlist, envstr
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+try:
+    DEBUG = envbool("DEBUG", "False")
+except ConfigError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
+
+_INSECURE_KEY = "dev-only-insecure-key-do-not-use-in-production"
+SECRET_KEY = envstr("SECRET_KEY", _INSECURE_KEY if DEBUG else "")
+if not DEBUG and (not SECRET_KEY or SECRET_KEY == _INSECURE_KEY or len(SECRET_KEY) < 32):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is missing, too short or the development default: set SECRET_KEY to a "
+        "random string of 50 characters (or set DEBUG=true for local development)."
+    )
+
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "localhost")
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "judge_site.core",
+    "judge_site.accounts",
+    "judge_site.catalog",
+    "judge_site.submissions",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "judge_site.urls"
+WSGI_APPLICATION = "judge_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "judge_site" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# DATABASE_URL selects Postgres (postgres://user@host:5432/name); with nothing set the quick
+# local start uses an embedded SQLite file.
+_database_url = envstr("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+try:
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+except Exception:  # dj_database_url raises several types for garbage input
+    raise ImproperlyConfigured(
+        f"DATABASE_URL={_database_url!r} is not a database URL: use "
+        "postgres://USER@HOST:5432/NAME or sqlite:///PATH"
+    ) from None
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 5
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "problem_list"
+LOGOUT_REDIRECT_URL = "problem_list"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(envstr("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# Production hardening; each can be relaxed from the environment behind a TLS proxy.
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", "False" if DEBUG else "True")
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", "False" if DEBUG else "True")
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", "False" if DEBUG else "True")
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000")
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "False")
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if envbool("TRUST_X_FORWARDED_PROTO", "False") else None
+)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SILENCED_SYSTEM_CHECKS = envlist("SILENCED_SYSTEM_CHECKS", "")
+
+# Celery: JSON only, late acks, one task at a time per process, queues by resource.
+REDIS_URL = envstr("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", "300")
+CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", "360")
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 240}
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", "False")
+
+# The judge.
+JUDGE_PROBLEMS_DIR = Path(envstr("JUDGE_PROBLEMS_DIR", str(BASE_DIR / "problems")))
+# "docker" in production; "local" runs submissions in a plain subprocess, which is NOT a
+# security boundary and is refused when DEBUG is off unless JUDGE_ALLOW_LOCAL_BACKEND=true.
+JUDGE_BACKEND = envstr("JUDGE_BACKEND", "local" if DEBUG else "docker")
+JUDGE_ALLOW_LOCAL_BACKEND = envbool("JUDGE_ALLOW_LOCAL_BACKEND", "False")
+if JUDGE_BACKEND == "local" and not DEBUG and not JUDGE_ALLOW_LOCAL_BACKEND:
+    raise ImproperlyConfigured(
+        "JUDGE_BACKEND=local runs untrusted code without isolation and is refused when DEBUG "
+        "is off: use JUDGE_BACKEND=docker, or set JUDGE_ALLOW_LOCAL_BACKEND=true knowingly."
+    )
+JUDGE_SANDBOX_IMAGE = envstr("JUDGE_SANDBOX_IMAGE", "tensor-judge-sandbox:cpu")
+JUDGE_GPU_IDS = envlist("JUDGE_GPU_IDS", "")
+JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
+JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")
+JUDGE_BENCH_TARGET_REL_ERROR = envfloat("JUDGE_BENCH_TARGET_REL_ERROR", "0.05")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,121 @@
+"""The runner contract: how the trusted grader talks to one sandbox, whatever isolates it.
+
+A backend starts a fresh sandbox running the generic runner (sandbox/runner.py) and gives the
+grader a byte channel to it. The host side never imports torch and never interprets what
+crosses the channel beyond framing (sandbox/wire.py); the grader does that.
+
+Lifecycle: ``with backend.start(spec) as box: box.send(frame); box.recv(timeout_s)``; leaving
+the block always destroys the sandbox (kill, remove), whatever happened inside.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from types import TracebackType
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    memory_mib: int = 1024  # memory + swap
+    pids: int = 512
+    tmpfs_mib: int = 64
+    output_kib: int = 64  # cap on what the student's code prints (stdout+stderr)
+    max_frame_mib: int = 256  # cap on one message from the runner
+    wall_time_s: float = 300.0  # hard kill from outside, whatever the grader does
+    gpu_id: str | None = None  # one GPU by UUID/index, or None for CPU only
+    labels: dict[str, str] = field(default_factory=dict)  # e.g. {"judge.submission": "42"}
+
+
+@dataclass(frozen=True)
+class SandboxExit:
+    """How the sandbox ended, as seen from outside."""
+
+    exit_code: int | None  # None if still running when killed
+    oom_killed: bool
+    killed_by_us: bool  # wall-clock kill or close() while running
+    output_tail: str  # last bytes of what the student printed (capped, decoded leniently)
+    output_exceeded: bool  # printed more than output_kib
+
+
+class SandboxError(Exception):
+    """Base of channel errors; carries the exit information when the sandbox is gone."""
+
+    def __init__(self, message: str, exit: SandboxExit | None = None) -> None:
+        super().__init__(message)
+        self.exit = exit
+
+
+class SandboxTimeout(SandboxError):
+    """No complete frame within the timeout."""
+
+
+class SandboxDied(SandboxError):
+    """The runner's process ended (exit, crash, OOM kill) or closed the channel."""
+
+
+class FrameTooLarge(SandboxError):
+    """The runner sent a frame larger than ``max_frame_mib``: an output-limit matter."""
+
+
+class Sandbox(abc.ABC):
+    """One live sandbox. Not thread-safe; one grader drives it."""
+
+    @abc.abstractmethod
+    def send(self, frame: bytes) -> None:
+        """Write one already-framed message to the runner's input."""
+
+    @abc.abstractmethod
+    def recv(self, timeout_s: float) -> bytes:
+        """Read one complete frame (header included) or raise a SandboxError."""
+
+    @abc.abstractmethod
+    def close(self) -> SandboxExit:
+        """Kill if running, collect exit info, remove everything. Idempotent."""
+
+    @property
+    @abc.abstractmethod
+    def environment(self) -> dict[str, str]:
+        """What to record with a result: backend, image id, device, limits."""
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Backend(abc.ABC):
+    name: str
+
+    @abc.abstractmethod
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        """Start a fresh sandbox whose runner waits for its first message."""
+
+    def reap(self, older_than_s: float) -> int:
+        """Destroy orphaned sandboxes left by a crashed worker; returns how many."""
+        return 0
+
+
+_REGISTRY: dict[str, type[Backend]] = {}
+
+
+def register(cls: type[Backend]) -> type[Backend]:
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_backend(name: str, **options: object) -> Backend:
+    """The backend registered under ``name`` ("local", "docker"), built with ``options``."""
+    import sandbox.backends  # noqa: F401  (registers the built-in backends)
+
+    try:
+        cls = _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown sandbox backend {name!r}: use one of {sorted(_REGISTRY)}") from None
+    return cls(**options)  # type: ignore[arg-type]

@@ -1,0 +1,125 @@
+"""The judging contracts: verdicts, limits and results, as enums and frozen dataclasses.
+
+These are the shapes every other part agrees on: the grader produces them, the site stores
+them (``JudgeResult.to_json()``), ``manage.py judge --json`` prints them. Times carry their
+unit in the field name.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class Verdict(enum.StrEnum):
+    """One verdict per test and one for the whole judging (the first non-AC test's)."""
+
+    AC = "AC"  # accepted
+    WA = "WA"  # wrong answer; see WrongKind for the subtype
+    TLE = "TLE"  # time limit exceeded
+    MLE = "MLE"  # memory limit exceeded
+    OLE = "OLE"  # output limit exceeded
+    RE = "RE"  # runtime error in the student's code
+    CE = "CE"  # the file does not compile or import, or lacks a required function
+    IE = "IE"  # internal error: ours, never the student's fault
+    SK = "SK"  # test not run because an earlier fault ended the sandbox (per test only)
+
+
+class WrongKind(enum.StrEnum):
+    """Why a WA is a WA."""
+
+    SHAPE = "shape"
+    DTYPE = "dtype"
+    VALUE = "value"
+    NAN = "nan"  # NaN/Inf where the expected has none (or vice versa)
+    TYPE = "type"  # wrong Python type / container structure / tensor subclass
+    RAISED = "raised"  # raised where the reference returned
+    DID_NOT_RAISE = "did_not_raise"  # returned where the reference raised
+    WRONG_EXCEPTION = "wrong_exception"
+    INPUTS_MODIFIED = "inputs_modified"
+    GRAD = "grad"  # gradient differs
+
+
+class Mode(enum.StrEnum):
+    RUN = "run"  # public tests only, no benchmark
+    SUBMIT = "submit"  # all tests, hidden included, then the benchmark
+
+
+class FeedbackPolicy(enum.StrEnum):
+    """How much a hidden test tells the student."""
+
+    VERDICT = "verdict"  # the verdict only
+    CATEGORY = "category"  # verdict and a short category (e.g. "WA: dtype")
+    FULL = "full"  # everything a public test would say
+
+
+@dataclass(frozen=True)
+class Limits:
+    time_s: float = 10.0  # per test, wall clock, measured from the host
+    memory_mib: int = 1024  # memory+swap of the whole sandbox
+    output_kib: int = 64  # what the student's code may print
+    pids: int = 512  # processes + threads
+    tmpfs_mib: int = 64  # /tmp inside the sandbox
+
+
+@dataclass(frozen=True)
+class TestResult:
+    name: str
+    public: bool
+    verdict: Verdict
+    message: str = ""  # what the student sees (already filtered by the feedback policy)
+    wrong_kind: WrongKind | None = None
+    time_ms: float | None = None  # host wall clock of the probe round trip
+    details: dict[str, Any] = field(default_factory=dict)  # worst element, counts, traceback
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["verdict"] = str(self.verdict)
+        data["wrong_kind"] = str(self.wrong_kind) if self.wrong_kind else None
+        return data
+
+
+@dataclass(frozen=True)
+class BenchmarkResult:
+    speedup: float  # baseline_ms / submission_ms; > 1 means faster than the baseline
+    submission_ms: float  # median
+    baseline_ms: float  # median
+    submission_spread: float = 0.0  # relative half-width of the middle 50%, e.g. 0.03
+    baseline_spread: float = 0.0
+    repetitions: int = 0
+    shape: str = ""  # which benchmark shape (name)
+    verified: bool = True  # timed outputs re-checked and times cross-checked by the grader
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    verdict: Verdict
+    tests: list[TestResult]
+    benchmark: BenchmarkResult | None
+    environment: dict[str, Any]
+    message: str = ""  # a judging-level message (compile error, internal error)
+    problem_version: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The exact shape of ``manage.py judge --json`` (extra keys allowed, none removed)."""
+        return {
+            "verdict": str(self.verdict),
+            "tests": [t.to_json() for t in self.tests],
+            "benchmark": self.benchmark.to_json() if self.benchmark else None,
+            "environment": self.environment,
+            "message": self.message,
+            "problem_version": self.problem_version,
+        }
+
+
+def overall_verdict(tests: list[TestResult]) -> Verdict:
+    """The judging's verdict: the first test that is neither AC nor SK, else AC."""
+    for test in tests:
+        if test.verdict not in (Verdict.AC, Verdict.SK):
+            return test.verdict
+    return Verdict.AC
