@@ -76,11 +76,15 @@ class BenchShape:
     from a seed, fresh for every iteration (see sandbox.wire.build_inputs): JSON literals, or
     ``{"randint": [lo, hi], "shape": [...]}``, ``{"randn": [...], "dtype": "float32"}``,
     ``{"lengths_mask": [B, T], "side": "right"}``.
+    ``baseline`` ("kernels.module:function") is this shape's speed reference; the loader fills
+    it from ``[benchmark].baseline`` when the shape does not name its own, so that several
+    shapes may time different functions, each against its own baseline.
     """
 
     name: str
     fn: str
     args: list[Any]
+    baseline: str | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +197,12 @@ def load_package(path: Path | str) -> ProblemPackage:
             fn=bench_raw["fn"],
             baseline=bench_raw["baseline"],
             shapes=[
-                BenchShape(name=s["name"], fn=s.get("fn", bench_raw["fn"]), args=s["args"])
+                BenchShape(
+                    name=s["name"],
+                    fn=s.get("fn", bench_raw["fn"]),
+                    args=s["args"],
+                    baseline=s.get("baseline", bench_raw["baseline"]),
+                )
                 for s in bench_raw.get("shapes", [])
             ],
             target_rel_error=float(bench_raw.get("target_rel_error", 0.05)),
