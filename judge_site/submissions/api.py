@@ -1,0 +1,125 @@
+"""The JSON API (/api/v1/...). Token auth: ``Authorization: Token <key>``.
+
+Requests carrying a token are CSRF-exempt (no cookies are involved); requests that rely on the
+session cookie instead (the site's own pages polling a submission) keep Django's CSRF check for
+anything that is not a safe method.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from judge_site.accounts.models import ApiToken
+from judge_site.catalog.models import Problem
+from judge_site.submissions import selectors, services
+
+
+def _error(message: str, status: int = 400) -> JsonResponse:
+    return JsonResponse({"error": message}, status=status)
+
+
+def _token_user(request: HttpRequest) -> AbstractBaseUser | None | bool:
+    """The token's user; None when no token header; False when the token is bad."""
+    header = request.headers.get("Authorization", "")
+    if not header:
+        return None
+    scheme, _, key = header.partition(" ")
+    if scheme.lower() != "token" or not key.strip():
+        return False
+    token = ApiToken.objects.select_related("user").filter(key=key.strip()).first()
+    if token is None or not token.user.is_active:
+        return False
+    return token.user
+
+
+def _authenticate(request: HttpRequest) -> AbstractBaseUser | AnonymousUser | JsonResponse:
+    """The caller, or the error response to return."""
+    user = _token_user(request)
+    if user is False:
+        return _error("invalid token (header: Authorization: Token <key>)", 401)
+    if user is not None:
+        return user  # type: ignore[return-value]
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        rejected = CsrfViewMiddleware(lambda r: HttpResponse()).process_view(
+            request, lambda r: HttpResponse(), (), {}
+        )
+        if rejected is not None:
+            return _error("CSRF check failed: send a token or reload the page", 403)
+    return request.user
+
+
+def _problem_from(value: Any) -> Problem | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()):
+        return Problem.objects.filter(number=int(value)).first()
+    if isinstance(value, str) and value.strip():
+        return Problem.objects.filter(slug=value.strip()).first()
+    return None
+
+
+@require_GET
+def problems(request: HttpRequest) -> JsonResponse:
+    user = _authenticate(request)
+    if isinstance(user, JsonResponse):
+        return user
+    qs = (
+        Problem.objects.all()
+        if getattr(user, "is_staff", False)
+        else Problem.objects.filter(published=True)
+    )
+    data = [
+        {"number": p.number, "slug": p.slug, "title": p.title, "difficulty": p.difficulty}
+        for p in qs.order_by("number")
+    ]
+    return JsonResponse(data, safe=False)
+
+
+@csrf_exempt  # CSRF is enforced in _authenticate for cookie-based requests
+@require_http_methods(["POST"])
+def submissions(request: HttpRequest) -> JsonResponse:
+    user = _authenticate(request)
+    if isinstance(user, JsonResponse):
+        return user
+    if not user.is_authenticated:
+        return _error("authentication required (header: Authorization: Token <key>)", 401)
+    try:
+        body = json.loads(request.body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return _error("body: not valid JSON")
+    if not isinstance(body, dict):
+        return _error("body: expected a JSON object")
+    if "problem" not in body:
+        return _error("problem: missing (a number or a slug)")
+    problem = _problem_from(body["problem"])
+    if problem is None or (not problem.published and not user.is_staff):
+        return _error(f"problem: no such problem {body['problem']!r}", 404 if problem else 400)
+    code = body.get("code")
+    if not isinstance(code, str):
+        return _error("code: missing or not a string")
+    mode = body.get("mode", "submit")
+    try:
+        submission = services.submission_create(user, problem, code, str(mode))
+    except services.SubmissionError as exc:
+        return _error(f"{exc.field}: {exc.message}", exc.status)
+    return JsonResponse({"id": submission.pk, "status": submission.status}, status=201)
+
+
+@require_GET
+def submission_detail(request: HttpRequest, submission_id: int) -> JsonResponse:
+    user = _authenticate(request)
+    if isinstance(user, JsonResponse):
+        return user
+    if not user.is_authenticated:
+        return _error("authentication required (header: Authorization: Token <key>)", 401)
+    submission = selectors.submission_get_for(user, submission_id)
+    if submission is None:
+        return _error("no such submission", 404)
+    return JsonResponse(selectors.submission_to_json(submission))

@@ -1,0 +1,37 @@
+"""Celery tasks: thin wrappers around services (JSON arguments only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import shared_task
+
+from judge_site.submissions import services
+
+# How often the reaper looks for submissions stuck in "running" (needs `celery beat`).
+REAP_EVERY_S = 60.0
+
+
+@shared_task(acks_late=True, name="submissions.judge_submission")
+def judge_submission(submission_id: int) -> str:
+    """Judge one submission. Routed to queue "cpu" or "gpu" by the caller (services)."""
+    outcome = services.submission_judge(int(submission_id))
+    return f"{outcome.action}: {outcome.detail}"
+
+
+@shared_task(acks_late=True, name="submissions.reap_stuck")
+def reap_stuck() -> dict[str, int]:
+    return services.submission_reap_stuck()
+
+
+def _schedule(sender: Any, **_: Any) -> None:
+    sender.add_periodic_task(REAP_EVERY_S, reap_stuck.s(), name="reap stuck submissions")
+
+
+def _connect() -> None:
+    from judge_site.celery import app
+
+    app.on_after_finalize.connect(_schedule, weak=False)
+
+
+_connect()
