@@ -1,0 +1,216 @@
+"""The local backend: the runner as a plain subprocess with resource limits.
+
+NOT A SECURITY BOUNDARY. The student's code runs as the worker's own user, with the worker's
+filesystem and network. It exists for the offline CLI (a student judging their own file),
+problem authoring and fast tests. The site refuses it when DEBUG is off unless
+JUDGE_ALLOW_LOCAL_BACKEND is set (see judge_site/submissions/engine.py).
+
+What it does give: a fresh process per judging in its own session (close() kills the whole
+process group), rlimits (address space, CPU time, file size, no core dumps), a private temp
+dir as TMPDIR and HOME removed on close, a minimal environment, and a capped channel.
+This module must not import torch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import IO
+
+from sandbox import framing
+from sandbox.backends.base import (
+    Backend,
+    FrameTooLarge,
+    Sandbox,
+    SandboxDied,
+    SandboxError,
+    SandboxExit,
+    SandboxSpec,
+    SandboxTimeout,
+    register,
+)
+
+RUNNER = Path(__file__).resolve().parent.parent / "runner.py"
+REPO_ROOT = RUNNER.parent.parent
+OUTPUT_NAME = ".judge-output"
+# torch maps a lot of address space it never touches; the limit is memory_mib plus this.
+ADDRESS_SPACE_HEADROOM_MIB = 2048
+FILE_SIZE_LIMIT_MIB = 64
+
+
+class _EndOfStream:
+    pass
+
+
+class LocalSandbox(Sandbox):
+    def __init__(self, spec: SandboxSpec, kernels_root: Path, python: str) -> None:
+        self.spec = spec
+        self.tmp = Path(tempfile.mkdtemp(prefix="judge-local-"))
+        self.output_path = self.tmp / OUTPUT_NAME
+        self._exit: SandboxExit | None = None
+        self._killed = False
+        self._queue: queue.Queue[bytes | SandboxError | _EndOfStream] = queue.Queue()
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(self.tmp),
+            "TMPDIR": str(self.tmp),
+            "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": os.environ.get("JUDGE_LOCAL_THREADS", "1"),
+        }
+        memory = (spec.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * 1024 * 1024
+        cpu_s = int(spec.wall_time_s) + 1
+        fsize = max(FILE_SIZE_LIMIT_MIB, spec.output_kib // 1024 * 4) * 1024 * 1024
+
+        self.proc = subprocess.Popen(
+            [
+                python,
+                "-I",
+                str(RUNNER),
+                "--kernels-root",
+                str(kernels_root),
+                "--output-file",
+                str(self.output_path),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=self.tmp,
+            env=env,
+            start_new_session=True,
+        )
+        # Limits set from outside with prlimit (no preexec_fn: unsafe in a threaded worker).
+        # The runner loads no student code before its first request, so there is no race.
+        try:
+            for which, value in (
+                (resource.RLIMIT_AS, memory),
+                (resource.RLIMIT_CPU, cpu_s),
+                (resource.RLIMIT_FSIZE, fsize),
+                (resource.RLIMIT_CORE, 0),
+            ):
+                resource.prlimit(self.proc.pid, which, (value, value))
+        except OSError:
+            self._kill()
+            raise
+        self._reader = threading.Thread(target=self._read_loop, daemon=True)
+        self._reader.start()
+        self._timer = threading.Timer(spec.wall_time_s, self._kill)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _read_loop(self) -> None:
+        stream: IO[bytes] | None = self.proc.stdout
+        assert stream is not None
+        cap = self.spec.max_frame_mib * 1024 * 1024
+        try:
+            while True:
+                header = stream.read(framing.HEADER.size)
+                if not header:
+                    self._queue.put(_EndOfStream())
+                    return
+                length = framing.parse_header(header)
+                if length > cap:
+                    self._queue.put(FrameTooLarge(f"frame of {length} bytes exceeds {cap}"))
+                    return
+                payload = stream.read(length)
+                if len(payload) != length:
+                    self._queue.put(_EndOfStream())
+                    return
+                self._queue.put(header + payload)
+        except framing.FrameError as exc:
+            self._queue.put(SandboxError(f"malformed frame: {exc}"))
+        except Exception as exc:  # the pipe broke under us
+            self._queue.put(SandboxError(f"channel error: {exc}"))
+
+    def send(self, frame: bytes) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            stdin.write(frame)
+            stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            raise SandboxDied("the runner is gone", self._finish()) from None
+
+    def recv(self, timeout_s: float) -> bytes:
+        try:
+            item = self._queue.get(timeout=max(timeout_s, 0.0))
+        except queue.Empty:
+            raise SandboxTimeout(f"no answer within {timeout_s:.1f} s") from None
+        if isinstance(item, bytes):
+            return item
+        if isinstance(item, _EndOfStream):
+            raise SandboxDied("the runner ended", self._finish(wait_s=2.0))
+        item.exit = self._finish()
+        raise item
+
+    def _kill(self) -> None:
+        if self.proc.poll() is None:
+            self._killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def _finish(self, wait_s: float = 0.0) -> SandboxExit:
+        """Kill the process group, reap, and describe how it ended (cached)."""
+        if self._exit is not None:
+            return self._exit
+        if wait_s:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=wait_s)
+        self._kill()
+        code = self.proc.wait()
+        self._timer.cancel()
+        size, tail = 0, ""
+        with contextlib.suppress(OSError):
+            size = self.output_path.stat().st_size
+            with open(self.output_path, "rb") as f:
+                f.seek(max(0, size - 4096))
+                tail = f.read().decode("utf-8", "replace")
+        self._exit = SandboxExit(
+            exit_code=code,
+            oom_killed=False,  # no OOM killer here: RLIMIT_AS makes allocations fail instead
+            killed_by_us=self._killed,
+            output_tail=tail,
+            output_exceeded=size > self.spec.output_kib * 1024,
+        )
+        return self._exit
+
+    def close(self) -> SandboxExit:
+        self._finish()  # kill first: closing a pipe a reader thread is blocked on would hang
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(Exception):
+                if stream is not None:
+                    stream.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        assert self._exit is not None
+        return self._exit
+
+    @property
+    def environment(self) -> dict[str, str]:
+        return {
+            "backend": "local",
+            "isolation": "none: the local backend is NOT a security boundary",
+            "image": "",
+            "memory_mib": str(self.spec.memory_mib),
+        }
+
+
+@register
+class LocalBackend(Backend):
+    """Subprocess sandboxes for development, the offline CLI and tests. Not a security boundary."""
+
+    name = "local"
+
+    def __init__(self, kernels_root: str | Path | None = None, python: str | None = None) -> None:
+        self.kernels_root = Path(kernels_root) if kernels_root else REPO_ROOT
+        self.python = python or sys.executable
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        return LocalSandbox(spec, self.kernels_root, self.python)

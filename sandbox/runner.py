@@ -1,0 +1,311 @@
+"""The generic runner: the only judge code inside a sandbox. It answers the trusted grader.
+
+Run as ``python -I runner.py --kernels-root DIR``. It knows nothing of problems: it receives a
+submission's source, calls its functions on inputs it is sent, times it against a baseline
+kernel imported from ``DIR/kernels``, and reports observations. Frames (sandbox/framing.py)
+travel on a private copy of the original stdin/stdout; the student's fd 0 reads /dev/null
+and fds 1 and 2 write to a file under $TMPDIR whose size the grader sees with every reply.
+
+Nothing here is trusted by the grader: the student's code shares this process and can patch
+anything. The grader re-checks what matters (outputs against its own reference, times
+against its own clock).
+
+Ops (request ``{"op": ...}`` → reply): ``load {source, functions, baseline?}``, ``call {fn,
+args, kwargs, grad_wrt, grad_seed, device}``, ``time {which, fn, specs, seed, device}``,
+``last_output {which}``, ``bye``. Every reply carries ``printed`` (bytes of student output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+_FRAME_OUT = -1
+_FRAME_IN = -1
+_OUTPUT_FD = -1
+
+
+def _setup_fds(output_path: str) -> None:
+    """Keep the real stdin/stdout for frames; give the student /dev/null and a capped file."""
+    global _FRAME_OUT, _FRAME_IN, _OUTPUT_FD
+    _FRAME_IN = os.dup(0)
+    _FRAME_OUT = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    _OUTPUT_FD = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(_OUTPUT_FD, 1)
+    os.dup2(_OUTPUT_FD, 2)
+    for fd in (_FRAME_IN, _FRAME_OUT, _OUTPUT_FD):
+        os.set_inheritable(fd, False)
+    sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kernels-root", required=True)
+    parser.add_argument("--output-file", default="")
+    opts = parser.parse_args()
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:0] = [here, os.path.abspath(opts.kernels_root)]
+    tmp = os.environ.get("TMPDIR") or "/tmp"
+    _setup_fds(opts.output_file or os.path.join(tmp, ".judge-output"))
+
+    import framing  # noqa: PLC0415 - after sys.path is set
+    import torch  # noqa: PLC0415
+    import wire  # noqa: PLC0415
+
+    server = _Server(framing, wire, torch, tmp)
+    return server.serve()
+
+
+class _Server:
+    def __init__(self, framing: Any, wire: Any, torch: Any, tmp: str) -> None:
+        # References captured before any student code runs.
+        self.framing, self.wire, self.torch = framing, wire, torch
+        self.encode_frame = framing.encode_frame
+        self.execute_call = wire.execute_call
+        self.perf_counter_ns = time.perf_counter_ns
+        self.fstat = os.fstat
+        self.write = os.write
+        self.read = os.read
+        self.tmp = tmp
+        self.cuda = bool(torch.cuda.is_available())
+        self.functions: dict[str, Any] = {}
+        self.baseline: Any = None
+        self.baseline_name = ""
+        self.filename = ""
+        self.last: dict[str, Any] = {}
+        self.flush_buffer: Any = None
+        if self.cuda:
+            self.sync = torch.cuda.synchronize
+            self.event = torch.cuda.Event
+
+    # ---- channel
+    def send(self, message: dict[str, Any], **values: Any) -> None:
+        message = dict(message)
+        message["printed"] = self.printed()
+        data = self.wire.frame(message, **values)
+        view = memoryview(data)
+        while view:
+            n = self.write(_FRAME_OUT, view)
+            view = view[n:]
+
+    def recv(self) -> tuple[dict[str, Any], bytes] | None:
+        header = self._read_exact(self.framing.HEADER.size)
+        if header is None:
+            return None
+        length = self.framing.parse_header(header)
+        payload = self._read_exact(length)
+        if payload is None:
+            return None
+        msg, blob = self.framing.decode_payload(payload)
+        return msg, blob
+
+    def _read_exact(self, n: int) -> bytes | None:
+        chunks = []
+        while n:
+            chunk = self.read(_FRAME_IN, min(n, 1 << 20))
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def printed(self) -> int:
+        try:
+            return int(self.fstat(_OUTPUT_FD).st_size)
+        except OSError:
+            return 0
+
+    # ---- ops
+    def serve(self) -> int:
+        self.warm_up()
+        self.send({"op": "hello", **self.hello()})
+        while True:
+            request = self.recv()
+            if request is None:
+                return 0
+            msg, blob = request
+            op = msg.get("op")
+            try:
+                if op == "bye":
+                    self.send({"ok": True})
+                    return 0
+                handler = getattr(self, f"op_{op}", None) if isinstance(op, str) else None
+                if handler is None:
+                    self.send({"ok": False, "error": f"unknown op {op!r}"})
+                    continue
+                handler(msg, blob)
+            except MemoryError:
+                self.send({"ok": False, "error": "MemoryError", "memory": True})
+            except Exception as exc:  # a fault of the runner itself (or a student patch of it)
+                self.send({"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000]})
+
+    def warm_up(self) -> None:
+        """Pay torch's lazy first-use costs (autograd, RNG) before any test's clock starts."""
+        torch = self.torch
+        x = torch.randn(8, 8, generator=torch.Generator().manual_seed(0), requires_grad=True)
+        (x @ x).sum().backward()
+        self.wire.build_inputs([{"randint": [0, 4], "shape": [2]}], 0)
+
+    def hello(self) -> dict[str, Any]:
+        torch = self.torch
+        info: dict[str, Any] = {
+            "python": sys.version.split()[0],
+            "torch": torch.__version__,
+            "device": "cpu",
+            "pid": os.getpid(),
+        }
+        try:
+            import triton  # noqa: PLC0415
+
+            info["triton"] = triton.__version__
+        except Exception:
+            info["triton"] = None
+        if self.cuda:
+            info["device"] = f"cuda: {torch.cuda.get_device_name(0)}"
+            info["cuda"] = torch.version.cuda
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        info["cpu"] = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+        return info
+
+    def _device(self, wanted: Any) -> str:
+        if wanted == "cuda" or (wanted == "auto" and self.cuda):
+            return "cuda"
+        return "cpu"
+
+    def op_load(self, msg: dict[str, Any], blob: bytes) -> None:
+        import importlib.util  # noqa: PLC0415
+
+        baseline = msg.get("baseline")
+        if isinstance(baseline, str) and baseline:
+            module_name, _, func = baseline.partition(":")
+            module = importlib.import_module(module_name)
+            self.baseline = getattr(module, func)
+            self.baseline_name = baseline
+        folder = os.path.join(self.tmp, f"submission-{os.getpid()}")
+        os.makedirs(folder, exist_ok=True)
+        self.filename = os.path.join(folder, "submission.py")
+        with open(self.filename, "w", encoding="utf-8") as f:
+            f.write(str(msg.get("source", "")))
+        try:
+            spec = importlib.util.spec_from_file_location("submission", self.filename)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["submission"] = module  # dataclasses and pickle-free helpers look here
+            spec.loader.exec_module(module)
+        except BaseException as exc:  # noqa: B036 - the student's import is an observation
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            obs = self.wire.exception_observation(exc, self.filename)
+            if isinstance(exc, SyntaxError):
+                obs["traceback"] = _syntax_error_text(exc)
+            self.send({"ok": True, "status": "error", "error": obs})
+            return
+        missing = []
+        for name in msg.get("functions", []):
+            fn = getattr(module, str(name), None)
+            if not callable(fn):
+                missing.append(str(name))
+            else:
+                self.functions[str(name)] = fn
+        if missing:
+            self.send({"ok": True, "status": "missing", "missing": missing})
+            return
+        self.send({"ok": True, "status": "ok"})
+
+    def op_call(self, msg: dict[str, Any], blob: bytes) -> None:
+        device = self._device(msg.get("device", "cpu"))
+        args = self.wire.decode(msg.get("args"), blob, device=device)
+        kwargs = self.wire.decode(msg.get("kwargs"), blob, device=device)
+        fn = self.functions[str(msg.get("fn"))]
+        obs = self.execute_call(
+            fn,
+            args,
+            kwargs,
+            list(msg.get("grad_wrt") or []),
+            int(msg.get("grad_seed") or 0),
+            self.filename,
+        )
+        self.send({"ok": True}, obs=obs)
+
+    def op_time(self, msg: dict[str, Any], blob: bytes) -> None:
+        which = msg.get("which")
+        fn = self.baseline if which == "baseline" else self.functions[str(msg.get("fn"))]
+        device = self._device(msg.get("device", "cpu"))
+        inputs = self.wire.build_inputs(msg.get("specs", []), int(msg.get("seed", 0)), device)
+        self.last.pop(str(which), None)
+        if device == "cuda":
+            elapsed_ns, host_ns, out = self._time_cuda(fn, inputs)
+        else:
+            start = self.perf_counter_ns()
+            out = fn(*inputs)
+            _materialise(out, self.torch)
+            end = self.perf_counter_ns()
+            elapsed_ns = host_ns = end - start
+        self.last[str(which)] = out
+        self.send({"ok": True, "time_ns": int(elapsed_ns), "host_ns": int(host_ns)})
+
+    def _time_cuda(self, fn: Any, inputs: list[Any]) -> tuple[int, int, Any]:
+        """CUDA events around one call, after an L2 flush; the end event is recorded after a
+        device-wide synchronisation so work on side streams is inside the measured span."""
+        torch = self.torch
+        if self.flush_buffer is None:
+            self.flush_buffer = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+        self.flush_buffer.zero_()
+        self.sync()
+        start, end = self.event(enable_timing=True), self.event(enable_timing=True)
+        host_start = self.perf_counter_ns()
+        start.record()
+        out = fn(*inputs)
+        _materialise(out, torch)
+        self.sync()
+        end.record()
+        end.synchronize()
+        host_ns = self.perf_counter_ns() - host_start
+        return int(start.elapsed_time(end) * 1e6), host_ns, out
+
+    def op_last_output(self, msg: dict[str, Any], blob: bytes) -> None:
+        which = str(msg.get("which"))
+        if which not in self.last:
+            self.send({"ok": False, "error": "no timed output"})
+            return
+        self.send({"ok": True}, value=self.last[which])
+
+
+def _materialise(value: Any, torch: Any) -> None:
+    """Touch every tensor of an output so lazy work happens inside the timed region."""
+    if isinstance(value, torch.Tensor):
+        if type(value) is not torch.Tensor:
+            torch.Tensor.contiguous(torch.Tensor.as_subclass(value, torch.Tensor))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _materialise(item, torch)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _materialise(item, torch)
+
+
+def _syntax_error_text(exc: SyntaxError) -> str:
+    lines = [f'  File "submission.py", line {exc.lineno}']
+    if exc.text:
+        lines.append(f"    {exc.text.rstrip()}")
+        if exc.offset:
+            lines.append("    " + " " * (exc.offset - 1 - (len(exc.text) - len(exc.text.lstrip()))) + "^")
+    lines.append(f"{type(exc).__name__}: {exc.msg}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,491 @@
+"""Values across the grader/runner channel, and the one way a function is called and observed.
+
+Imported as ``sandbox.wire`` by the trusted grader and as the top-level module ``wire`` by the
+runner inside the sandbox, so it depends on the standard library, torch and framing only.
+
+Encoding: a value pytree becomes a JSON tree of tagged nodes plus one blob of raw bytes that
+holds every tensor's data; a tensor node carries ``{dtype, shape, offset, nbytes, cls}``. Tuples
+and lists stay distinct; dict keys must be strings; floats travel as ``repr`` strings so NaN and
+infinities survive exactly. Nothing is pickled. ``decode`` treats its input as hostile: every
+descriptor is checked against the blob, the dtype against an allow-list, the depth is capped.
+
+``execute_call`` is used by the runner (student code) and by the grader (reference code), so
+both sides observe a call with the same semantics.
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+try:
+    from sandbox import framing
+except ImportError:  # inside the sandbox: a top-level module beside runner.py
+    import framing  # type: ignore[no-redef]
+
+MAX_DEPTH = 64
+MAX_NODES = 1_000_000
+
+DTYPES: dict[str, torch.dtype] = {
+    "float64": torch.float64,
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "complex64": torch.complex64,
+    "complex128": torch.complex128,
+    "int64": torch.int64,
+    "int32": torch.int32,
+    "int16": torch.int16,
+    "int8": torch.int8,
+    "uint8": torch.uint8,
+    "bool": torch.bool,
+}
+DTYPE_NAMES: dict[torch.dtype, str] = {v: k for k, v in DTYPES.items()}
+
+
+class WireError(Exception):
+    """A value cannot be encoded, or an encoded value is malformed."""
+
+
+class Unsupported:
+    """Decoded stand-in for a value of a type the wire does not carry (e.g. a numpy array)."""
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"<unsupported {self.type_name}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unsupported) and other.type_name == self.type_name
+
+    def __hash__(self) -> int:
+        return hash(self.type_name)
+
+
+class WireTensor:
+    """Decoded tensor plus the class name it had on the other side (to reject subclasses)."""
+
+    __slots__ = ("tensor", "cls")
+
+    def __init__(self, tensor: torch.Tensor, cls: str) -> None:
+        self.tensor = tensor
+        self.cls = cls
+
+    def __repr__(self) -> str:
+        return f"WireTensor({self.cls}, {DTYPE_NAMES.get(self.tensor.dtype)}, {list(self.tensor.shape)})"
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def _type_name(value: object) -> str:
+    cls = type(value)
+    module = getattr(cls, "__module__", "")
+    return f"{module}.{cls.__qualname__}" if module not in ("builtins", "") else cls.__qualname__
+
+
+class _Encoder:
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def tensor(self, value: torch.Tensor) -> dict[str, Any]:
+        cls = _type_name(value)
+        try:
+            plain = torch.Tensor.detach(value)
+            if type(plain) is not torch.Tensor:
+                plain = torch.Tensor.as_subclass(plain, torch.Tensor)
+            plain = plain.resolve_conj().resolve_neg().cpu()
+        except Exception as exc:  # a hostile subclass; tell the grader what it was
+            return {"t": "unsupported", "type": f"{cls} ({type(exc).__name__})"}
+        dtype = DTYPE_NAMES.get(plain.dtype)
+        if dtype is None:
+            return {"t": "unsupported", "type": f"tensor of {plain.dtype}"}
+        flat = plain.reshape(-1).clone()
+        data = bytes(flat.view(torch.uint8).untyped_storage()) if flat.numel() else b""
+        node = {
+            "t": "tensor",
+            "cls": cls,
+            "dtype": dtype,
+            "shape": list(plain.shape),
+            "offset": self.size,
+            "nbytes": len(data),
+            "device": str(value.device) if cls == "torch.Tensor" else "cpu",
+        }
+        self.chunks.append(data)
+        self.size += len(data)
+        return node
+
+    def node(self, value: Any, depth: int) -> dict[str, Any]:
+        if depth > MAX_DEPTH:
+            raise WireError("value nested too deeply")
+        if value is None:
+            return {"t": "none"}
+        kind = type(value)
+        if kind is bool:
+            return {"t": "bool", "v": value}
+        if kind is int:
+            return {"t": "int", "v": str(value)}
+        if kind is float:
+            return {"t": "float", "v": repr(value)}
+        if kind is str:
+            return {"t": "str", "v": value}
+        if isinstance(value, torch.Tensor):
+            return self.tensor(value)
+        if kind in (list, tuple) or (isinstance(value, tuple | list) and not hasattr(value, "_fields")):
+            tag = "tuple" if isinstance(value, tuple) else "list"
+            node: dict[str, Any] = {"t": tag, "v": [self.node(x, depth + 1) for x in list(value)]}
+            if kind not in (list, tuple):
+                node["cls"] = _type_name(value)
+            return node
+        if kind is dict:
+            items = []
+            for key, item in value.items():
+                if type(key) is not str:
+                    return {"t": "unsupported", "type": f"dict with {_type_name(key)} keys"}
+                items.append([key, self.node(item, depth + 1)])
+            return {"t": "dict", "v": items}
+        if isinstance(value, torch.dtype):
+            return {"t": "dtype", "v": DTYPE_NAMES.get(value, str(value))}
+        return {"t": "unsupported", "type": _type_name(value)}
+
+
+def encode(value: Any) -> tuple[dict[str, Any], bytes]:
+    """(JSON-able tree, blob) for a value pytree; unknown types become ``unsupported`` nodes."""
+    enc = _Encoder()
+    tree = enc.node(value, 0)
+    return tree, b"".join(enc.chunks)
+
+
+def _decode_float(text: Any) -> float:
+    if not isinstance(text, str) or len(text) > 64:
+        raise WireError("bad float")
+    try:
+        return float(text)
+    except ValueError:
+        raise WireError("bad float") from None
+
+
+class _Decoder:
+    def __init__(self, blob: bytes, device: str | None) -> None:
+        self.blob = blob
+        self.device = device
+        self.nodes = 0
+
+    def tensor(self, node: dict[str, Any]) -> WireTensor:
+        dtype = DTYPES.get(node.get("dtype"))  # type: ignore[arg-type]
+        shape = node.get("shape")
+        offset, nbytes, cls = node.get("offset"), node.get("nbytes"), node.get("cls")
+        if dtype is None:
+            raise WireError(f"bad tensor dtype {node.get('dtype')!r}")
+        if not isinstance(shape, list) or len(shape) > 16:
+            raise WireError("bad tensor shape")
+        if not all(type(d) is int and d >= 0 for d in shape):
+            raise WireError("bad tensor shape")
+        if type(offset) is not int or type(nbytes) is not int or not isinstance(cls, str):
+            raise WireError("bad tensor descriptor")
+        numel = math.prod(shape)
+        itemsize = torch.empty((), dtype=dtype).element_size()
+        if numel * itemsize != nbytes or offset < 0 or offset + nbytes > len(self.blob):
+            raise WireError("tensor descriptor does not match the data")
+        if numel:
+            raw = bytearray(self.blob[offset : offset + nbytes])
+            tensor = torch.frombuffer(raw, dtype=torch.uint8).view(dtype).reshape(shape)
+        else:
+            tensor = torch.empty(shape, dtype=dtype)
+        if self.device and self.device != "cpu":
+            tensor = tensor.to(self.device)
+        return WireTensor(tensor, cls)
+
+    def node(self, node: Any, depth: int) -> Any:
+        self.nodes += 1
+        if depth > MAX_DEPTH or self.nodes > MAX_NODES:
+            raise WireError("value nested too deeply or too large")
+        if not isinstance(node, dict):
+            raise WireError("node is not an object")
+        tag = node.get("t")
+        if tag == "none":
+            return None
+        if tag == "bool":
+            if type(node.get("v")) is not bool:
+                raise WireError("bad bool")
+            return node["v"]
+        if tag == "int":
+            text = node.get("v")
+            if not isinstance(text, str) or len(text) > 4000:
+                raise WireError("bad int")
+            try:
+                return int(text)
+            except ValueError:
+                raise WireError("bad int") from None
+        if tag == "float":
+            return _decode_float(node.get("v"))
+        if tag == "str":
+            if not isinstance(node.get("v"), str):
+                raise WireError("bad str")
+            return node["v"]
+        if tag in ("list", "tuple"):
+            items = node.get("v")
+            if not isinstance(items, list):
+                raise WireError("bad sequence")
+            values = [self.node(x, depth + 1) for x in items]
+            if "cls" in node:
+                return Unsupported(f"{tag} subclass {str(node['cls'])[:200]}")
+            return tuple(values) if tag == "tuple" else values
+        if tag == "dict":
+            items = node.get("v")
+            if not isinstance(items, list):
+                raise WireError("bad dict")
+            out: dict[str, Any] = {}
+            for pair in items:
+                if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                    raise WireError("bad dict item")
+                out[pair[0]] = self.node(pair[1], depth + 1)
+            return out
+        if tag == "tensor":
+            return self.tensor(node)
+        if tag == "dtype":
+            return DTYPES.get(node.get("v"), Unsupported(f"dtype {str(node.get('v'))[:50]}"))  # type: ignore[arg-type]
+        if tag == "unsupported":
+            return Unsupported(str(node.get("type"))[:200])
+        raise WireError(f"unknown node tag {str(tag)[:40]!r}")
+
+
+def decode(tree: Any, blob: bytes, *, device: str | None = None, keep_class: bool = False) -> Any:
+    """Inverse of :func:`encode`. Tensors come back as plain tensors, or as :class:`WireTensor`
+    (data + original class name) when ``keep_class`` is set, which is how the grader reads
+    observations. Raises WireError on anything malformed."""
+    try:
+        value = _Decoder(blob, device).node(tree, 0)
+    except RecursionError:
+        raise WireError("value nested too deeply") from None
+    return value if keep_class else strip_classes(value)
+
+
+def strip_classes(value: Any) -> Any:
+    """Replace WireTensor nodes by their tensors."""
+    if isinstance(value, WireTensor):
+        return value.tensor
+    if type(value) is list:
+        return [strip_classes(v) for v in value]
+    if type(value) is tuple:
+        return tuple(strip_classes(v) for v in value)
+    if type(value) is dict:
+        return {k: strip_classes(v) for k, v in value.items()}
+    return value
+
+
+def frame(message: dict[str, Any], **values: Any) -> bytes:
+    """One frame: ``message`` plus each keyword value encoded under the same key."""
+    enc = _Encoder()
+    body = dict(message)
+    for key, value in values.items():
+        body[key] = enc.node(value, 0)
+    return framing.encode_frame(body, b"".join(enc.chunks))
+
+
+# ---------------------------------------------------------------- benchmark inputs
+
+InputKind = Callable[[dict[str, Any], torch.Generator], Any]
+INPUT_KINDS: dict[str, InputKind] = {}
+
+
+def input_kind(key: str) -> Callable[[InputKind], InputKind]:
+    """Register a builder for specs that are dicts holding ``key``."""
+
+    def register(fn: InputKind) -> InputKind:
+        INPUT_KINDS[key] = fn
+        return fn
+
+    return register
+
+
+def _dtype(spec: dict[str, Any], default: str) -> torch.dtype:
+    name = spec.get("dtype", default)
+    if name not in DTYPES:
+        raise ValueError(f"unknown dtype {name!r} in input spec")
+    return DTYPES[name]
+
+
+def _shape(value: Any) -> list[int]:
+    if not isinstance(value, list) or not all(type(d) is int and d >= 0 for d in value):
+        raise ValueError(f"bad shape {value!r} in input spec")
+    return value
+
+
+@input_kind("randint")
+def _randint(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
+    lo, hi = spec["randint"]
+    return torch.randint(int(lo), int(hi), _shape(spec["shape"]), generator=gen, dtype=_dtype(spec, "int64"))
+
+
+@input_kind("randn")
+def _randn(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
+    values = torch.randn(_shape(spec["randn"]), generator=gen, dtype=torch.float32)
+    return (values * float(spec.get("scale", 1.0))).to(_dtype(spec, "float32"))
+
+
+@input_kind("lengths_mask")
+def _lengths_mask(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
+    batch, length = _shape(spec["lengths_mask"])
+    side = spec.get("side", "right")
+    if side not in ("right", "left") or length < 1:
+        raise ValueError(f"bad lengths_mask spec {spec!r}")
+    lengths = torch.randint(1, length + 1, (batch,), generator=gen)
+    positions = torch.arange(length)
+    if side == "right":
+        return positions[None, :] < lengths[:, None]
+    return positions[None, :] >= (length - lengths)[:, None]
+
+
+def _build(spec: Any, gen: torch.Generator) -> Any:
+    if isinstance(spec, dict):
+        kinds = [k for k in spec if k in INPUT_KINDS]
+        if len(kinds) == 1:
+            return INPUT_KINDS[kinds[0]](spec, gen)
+        return {k: _build(v, gen) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_build(v, gen) for v in spec]
+    return spec
+
+
+def _to_device(value: Any, device: str) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, list):
+        return [_to_device(v, device) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_device(v, device) for k, v in value.items()}
+    return value
+
+
+def build_inputs(specs: list[Any], seed: int, device: str = "cpu") -> list[Any]:
+    """Positional arguments from benchmark input specs, deterministic in ``seed``: built on the
+    CPU with one torch.Generator, then moved to ``device``."""
+    gen = torch.Generator().manual_seed(int(seed) & 0x7FFF_FFFF_FFFF_FFFF)
+    values = [_build(spec, gen) for spec in specs]
+    return values if device == "cpu" else [_to_device(v, device) for v in values]
+
+
+# ---------------------------------------------------------------- observing one call
+
+
+def _clone(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return torch.Tensor.clone(torch.Tensor.detach(value))
+    if type(value) is list:
+        return [_clone(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_clone(v) for v in value)
+    if type(value) is dict:
+        return {k: _clone(v) for k, v in value.items()}
+    return value
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.numel() == 0:
+        return True
+    if a.dtype == torch.bool:
+        return bool(torch.equal(a, b))
+    a8 = a.detach().contiguous().reshape(-1).view(torch.uint8)
+    b8 = b.detach().contiguous().reshape(-1).view(torch.uint8)
+    return bool(torch.equal(a8, b8))
+
+
+def _modified(before: Any, after: Any, path: str, found: list[str]) -> None:
+    if isinstance(before, torch.Tensor):
+        if not isinstance(after, torch.Tensor) or not _same_bits(before, after):
+            found.append(path)
+    elif type(before) in (list, tuple):
+        if type(after) is not type(before) or len(after) != len(before):
+            found.append(path)
+            return
+        for i, (b, a) in enumerate(zip(before, after, strict=True)):
+            _modified(b, a, f"{path}[{i}]", found)
+    elif type(before) is dict:
+        if type(after) is not dict or set(after) != set(before):
+            found.append(path)
+            return
+        for k in before:
+            _modified(before[k], after[k], f"{path}[{k!r}]", found)
+
+
+def trim_traceback(exc: BaseException, filename: str | None) -> str:
+    """The traceback limited to frames in ``filename`` (the submission), with its line numbers."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if filename is not None:
+        frames = traceback.StackSummary.from_list([f for f in frames if f.filename == filename])
+    lines = []
+    for f in frames:
+        name = "submission.py" if filename is not None else f.filename
+        lines.append(f'  File "{name}", line {f.lineno}, in {f.name}')
+        if f.line:
+            lines.append(f"    {f.line.strip()}")
+    text = "Traceback (most recent call last):\n" if lines else ""
+    text += "\n".join(lines) + ("\n" if lines else "")
+    return text + "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def exception_observation(exc: BaseException, filename: str | None) -> dict[str, Any]:
+    return {
+        "kind": "raise",
+        "type": type(exc).__name__,
+        "mro": [c.__name__ for c in type(exc).__mro__],
+        "message": str(exc)[:2000],
+        "traceback": trim_traceback(exc, filename)[-4000:],
+    }
+
+
+def execute_call(
+    fn: Callable[..., Any],
+    call_args: list[Any] | tuple[Any, ...],
+    call_kwargs: dict[str, Any],
+    grad_wrt: list[int] | tuple[int, ...] = (),
+    grad_seed: int = 0,
+    filename: str | None = None,
+) -> dict[str, Any]:
+    """Call ``fn`` on clones of the arguments and observe what happened.
+
+    Returns ``{"kind": "return", "value", "inputs_modified": [paths], "grads": [...] | None}``
+    or ``{"kind": "raise", "type", "mro", "message", "traceback"}``. With ``grad_wrt``, those
+    positional tensor arguments get ``requires_grad``; the (tensor) result is backpropagated
+    with a ``grad_output`` drawn from ``grad_seed``; ``grads`` lists each argument's gradient
+    (None where none flowed). ``filename`` limits tracebacks to that file's frames.
+    """
+    originals = (_clone(list(call_args)), _clone(call_kwargs))
+    args = _clone(list(call_args))
+    kwargs = _clone(call_kwargs)
+    for i in grad_wrt:
+        if not (0 <= i < len(args) and isinstance(args[i], torch.Tensor)):
+            raise ValueError(f"grad_wrt index {i} is not a tensor argument")
+        args[i] = args[i].requires_grad_(True)
+    try:
+        result = fn(*args, **kwargs)
+        grads: list[Any] | None = None
+        if grad_wrt:
+            if not isinstance(result, torch.Tensor) or not result.requires_grad:
+                grads = [None for _ in grad_wrt]
+            else:
+                gen = torch.Generator().manual_seed(int(grad_seed) & 0x7FFF_FFFF_FFFF_FFFF)
+                grad_out = torch.randn(tuple(result.shape), generator=gen, dtype=torch.float32)
+                result.backward(grad_out.to(dtype=result.dtype, device=result.device))
+                grads = [args[i].grad for i in grad_wrt]
+    except BaseException as exc:  # noqa: B036 - SystemExit and the like are observations too
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return exception_observation(exc, filename)
+    for i in grad_wrt:
+        args[i] = args[i].detach()
+    found: list[str] = []
+    _modified(originals[0], args, "args", found)
+    _modified(originals[1], kwargs, "kwargs", found)
+    if isinstance(result, torch.Tensor) and type(result) is torch.Tensor:
+        result = result.detach()
+    return {"kind": "return", "value": result, "inputs_modified": found, "grads": grads}
