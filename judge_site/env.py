@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import os
+import re
+
+from django.core.exceptions import ImproperlyConfigured
 
 
-class ConfigError(Exception):
-    """A configuration variable is missing or malformed; the message names it."""
+class ConfigError(ImproperlyConfigured):
+    """A configuration variable is missing or malformed; the message names it.
+
+    It is an ImproperlyConfigured so that manage.py, the gunicorn start-up hook and the
+    compose entrypoint print it as one line instead of a stack trace.
+    """
 
 
 def envstr(name: str, default: str = "") -> str:
     return os.environ.get(name, default)
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password replaced by ***, for error messages and logs."""
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 def envbool(name: str, default: str = "False") -> bool:

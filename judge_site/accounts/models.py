@@ -15,9 +15,9 @@ class ApiToken(models.Model):
     key = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    def __str__(self) -> str:
+        return f"token of {self.user}"
+
     @staticmethod
     def generate_key() -> str:
         return secrets.token_hex(20)
-
-    def __str__(self) -> str:
-        return f"token of {self.user}"

@@ -1,0 +1,25 @@
+"""Site-wide views: the health endpoint and a placeholder home page."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from judge_site.core.health import OK, broker_status, database_status
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 {"status": "ok", ...} when the database and the broker answer, else 503 naming which."""
+    checks = {"database": database_status(), "broker": broker_status()}
+    healthy = all(value == OK for value in checks.values())
+    body = {"status": "ok" if healthy else "fail", **checks}
+    return JsonResponse(body, status=200 if healthy else 503)
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """Placeholder front page, used only while the catalog app has no "problem_list" URL."""
+    return render(request, "core/home.html")

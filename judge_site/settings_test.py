@@ -1,0 +1,20 @@
+"""Settings for the test suite: development defaults against the machine's real services.
+
+pytest-django loads settings before any conftest.py runs, so the environment defaults for
+tests are set here (setdefault: an exported variable still wins), then settings.py reads them.
+Subprocesses started by tests (manage.py, celery workers) inherit the same environment.
+"""
+
+import os
+
+os.environ.setdefault("DEBUG", "true")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
+os.environ.setdefault("JUDGE_BACKEND", "local")
+
+from judge_site.settings import *  # noqa: E402,F403
+
+# Several test runs may share one Postgres (parallel developers, CI beside a dev run): give each
+# run its own test database. Set in the environment so subprocesses of the run agree on it.
+os.environ.setdefault("JUDGE_TEST_DB_NAME", f"test_judge_{os.getpid()}")
+DATABASES["default"]["TEST"] = {"NAME": os.environ["JUDGE_TEST_DB_NAME"]}  # noqa: F405
