@@ -1,0 +1,423 @@
+"""The production backend: one fresh, hardened Docker container per judging.
+
+Hardening (DESIGN.md, "Sandbox hardening"): no network, read-only root, one tmpfs for /tmp
+(exec allowed: torch extensions and Triton load .so files from there), a fixed non-root user,
+every capability dropped, no-new-privileges, Docker's default seccomp profile, a pids limit
+(threads count), memory == memory+swap, no core dumps, no log driver (output is read through
+the capped channel below), an init process, a wall-clock kill from outside, no environment
+but HOME/TMPDIR/PATH (and the NVIDIA variables for a GPU), nothing mounted from the host.
+
+The channel is the container's attached stdin/stdout: Docker multiplexes stdout and stderr on
+the attach socket with an 8-byte header per chunk (stream id, 3 zero bytes, big-endian size).
+stdout carries the runner's frames (sandbox/framing.py); stderr is whatever the student's
+code prints, kept as a capped tail for diagnostics and counted against ``output_kib``.
+
+The host side never imports torch and never parses frames beyond their header.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import socket
+import struct
+import threading
+import time
+from typing import Any
+
+import docker
+from docker.errors import APIError, DockerException, NotFound
+from docker.types import DeviceRequest, LogConfig, Ulimit
+
+from sandbox.backends.base import (
+    Backend,
+    FrameTooLarge,
+    Sandbox,
+    SandboxDied,
+    SandboxError,
+    SandboxExit,
+    SandboxSpec,
+    SandboxTimeout,
+    register,
+)
+from sandbox.framing import HEADER, FrameError, parse_header
+
+log = logging.getLogger(__name__)
+
+LABEL = "tensor-judge.sandbox"
+LABEL_CREATED = "tensor-judge.created"
+SANDBOX_UID = 10001
+DEFAULT_IMAGE = "tensor-judge-sandbox:cpu"
+DEFAULT_GPU_IMAGE = "tensor-judge-sandbox:cuda"
+RUNNER_COMMAND = ["python3", "-I", "/opt/judge/runner.py", "--kernels-root", "/opt/judge"]
+PATH = "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"
+MUX_HEADER = struct.Struct(">BxxxI")
+STDOUT, STDERR = 1, 2
+# What the runner itself may print on stderr besides the student's output (a traceback of its
+# own, a warning) before the output limit counts as exceeded.
+STDERR_SLACK_BYTES = 16 * 1024
+TAIL_BYTES = 8 * 1024
+
+
+class DockerSandbox(Sandbox):
+    """One running container and the attach socket that is its channel."""
+
+    def __init__(self, backend: DockerBackend, spec: SandboxSpec, image: str) -> None:
+        self._backend = backend
+        self._spec = spec
+        self._image = image
+        self._closed = False
+        self._exit: SandboxExit | None = None
+        self._killed_by_us = False
+        self._lock = threading.Lock()
+        self._mux = bytearray()  # undemultiplexed bytes from the socket
+        self._stdout = bytearray()  # runner frames, not yet returned
+        self._stderr_tail: collections.deque[bytes] = collections.deque()
+        self._stderr_tail_len = 0
+        self._stderr_total = 0
+        self._eof = False
+        self._max_frame = spec.max_frame_mib * 1024 * 1024
+        self._output_cap = spec.output_kib * 1024 + STDERR_SLACK_BYTES
+        self._container: Any = None
+        self._sock: socket.socket | None = None
+        self._timer: threading.Timer | None = None
+        self.started_s = 0.0
+        try:
+            self._create_and_start()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _create_and_start(self) -> None:
+        spec, backend = self._spec, self._backend
+        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "PATH": PATH}
+        device_requests = None
+        if spec.gpu_id is not None:
+            env["NVIDIA_VISIBLE_DEVICES"] = spec.gpu_id
+            env["NVIDIA_DRIVER_CAPABILITIES"] = "compute,utility"
+            device_requests = [
+                DeviceRequest(device_ids=[spec.gpu_id], capabilities=[["compute", "utility"]])
+            ]
+        labels = {**spec.labels, LABEL: "1", LABEL_CREATED: str(int(time.time()))}
+        memory = f"{spec.memory_mib}m"
+        start = time.monotonic()
+        self._container = backend.client.containers.create(
+            self._image,
+            command=backend.command,
+            user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+            working_dir="/tmp",
+            environment=env,
+            labels=labels,
+            hostname="sandbox",
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={spec.tmpfs_mib}m,mode=1777"},
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            pids_limit=spec.pids,
+            mem_limit=memory,
+            memswap_limit=memory,
+            nano_cpus=int(backend.cpus * 1e9) if backend.cpus else None,
+            ulimits=[
+                Ulimit(name="core", soft=0, hard=0),
+                Ulimit(name="nofile", soft=1024, hard=1024),
+            ],
+            log_config=LogConfig(type="none"),
+            init=True,
+            stdin_open=True,
+            tty=False,
+            device_requests=device_requests,
+            detach=True,
+        )
+        # Attach before start so no byte of output can be missed.
+        raw = backend.client.api.attach_socket(
+            self._container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+        )
+        self._raw = raw  # keeps the HTTP response (and so the connection) alive
+        self._sock = raw._sock if hasattr(raw, "_sock") else raw
+        self._container.start()
+        self.started_s = time.monotonic() - start
+        self._timer = threading.Timer(spec.wall_time_s, self._wall_clock_kill)
+        self._timer.daemon = True
+        self._timer.start()
+        log.debug("sandbox %s started in %.3f s", self._container.short_id, self.started_s)
+
+    def _wall_clock_kill(self) -> None:
+        log.warning("sandbox %s: wall-clock limit reached, killing", self.container_id)
+        self._kill()
+
+    def _kill(self) -> None:
+        with self._lock:
+            if self._closed and self._container is None:
+                return
+            container = self._container
+        if container is None:
+            return
+        try:
+            container.reload()
+            if container.attrs["State"]["Running"]:
+                self._killed_by_us = True
+                container.kill()
+        except (NotFound, APIError):
+            pass
+
+    @property
+    def container_id(self) -> str:
+        return str(self._container.id) if self._container is not None else ""
+
+    def close(self) -> SandboxExit:
+        if self._exit is not None:
+            return self._exit
+        with self._lock:
+            self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        exit_info = self._collect_exit(kill=True)
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            except OSError:
+                pass
+        if self._container is not None:
+            try:
+                self._container.remove(force=True)
+            except NotFound:
+                pass
+            except APIError as exc:  # e.g. removal already in progress
+                log.warning("sandbox %s: remove failed: %s", self.container_id, exc)
+        self._exit = exit_info
+        return exit_info
+
+    def _drain(self, budget_s: float) -> None:
+        """Read what is left on the socket (the last stderr lines), bounded in time and size."""
+        if self._sock is None or self._eof:
+            return
+        deadline = time.monotonic() + budget_s
+        try:
+            while not self._eof and self._stderr_total <= self._output_cap:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._sock.settimeout(remaining)
+                chunk = self._sock.recv(1 << 16)
+                if not chunk:
+                    self._eof = True
+                else:
+                    self._demux(chunk)
+        except OSError:
+            return
+
+    def _collect_exit(self, *, kill: bool) -> SandboxExit:
+        exit_code: int | None = None
+        oom = False
+        if self._container is not None:
+            try:
+                self._container.reload()
+                state = self._container.attrs["State"]
+                if state["Running"] and kill:
+                    self._killed_by_us = True
+                    self._container.kill()
+                    self._container.wait(timeout=10)
+                    self._container.reload()
+                    state = self._container.attrs["State"]
+                if not state["Running"]:
+                    exit_code = int(state["ExitCode"])
+                    self._drain(0.5)
+                oom = bool(state.get("OOMKilled"))
+            except (NotFound, APIError, DockerException) as exc:
+                log.warning("sandbox %s: no exit state: %s", self.container_id, exc)
+        return SandboxExit(
+            exit_code=exit_code,
+            oom_killed=oom,
+            killed_by_us=self._killed_by_us,
+            output_tail=b"".join(self._stderr_tail).decode("utf-8", "replace"),
+            output_exceeded=self._stderr_total > self._output_cap,
+        )
+
+    def _died(self, message: str) -> SandboxDied:
+        """The runner is gone: wait briefly for Docker to record how, then describe it."""
+        if self._container is not None:
+            try:
+                self._container.wait(timeout=5)
+            except Exception:  # still running: _collect_exit kills it
+                pass
+        return SandboxDied(message, self._collect_exit(kill=True))
+
+    # -- channel --------------------------------------------------------------------------
+
+    def send(self, frame: bytes) -> None:
+        if self._closed or self._sock is None:
+            raise SandboxDied("sandbox already closed", self._exit)
+        try:
+            self._sock.settimeout(max(1.0, self._spec.wall_time_s))
+            self._sock.sendall(frame)
+        except TimeoutError:
+            raise SandboxTimeout("the runner does not read its input") from None
+        except OSError as exc:
+            raise self._died(f"channel closed while sending: {exc}") from None
+
+    def recv(self, timeout_s: float) -> bytes:
+        if self._closed or self._sock is None:
+            raise SandboxDied("sandbox already closed", self._exit)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            frame = self._take_frame()
+            if frame is not None:
+                return frame
+            if self._stderr_total > self._output_cap:
+                self._kill()
+                raise self._died("output limit exceeded")
+            if self._eof:
+                raise self._died("the runner ended without answering")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SandboxTimeout(f"no answer within {timeout_s:.3g} s")
+            self._sock.settimeout(remaining)
+            try:
+                chunk = self._sock.recv(1 << 20)
+            except TimeoutError:
+                raise SandboxTimeout(f"no answer within {timeout_s:.3g} s") from None
+            except OSError as exc:
+                raise self._died(f"channel error: {exc}") from None
+            if not chunk:
+                self._eof = True
+            else:
+                self._demux(chunk)
+
+    def _take_frame(self) -> bytes | None:
+        """One complete frame from the stdout buffer, or None if more bytes are needed."""
+        buf = self._stdout
+        if len(buf) < HEADER.size:
+            return None
+        try:
+            length = parse_header(bytes(buf[: HEADER.size]))
+        except FrameError as exc:
+            self._kill()
+            raise SandboxError(f"garbage on the runner channel: {exc}", self._collect_exit(kill=True)) from None
+        if length > self._max_frame:
+            self._kill()
+            raise FrameTooLarge(
+                f"frame of {length} bytes exceeds {self._spec.max_frame_mib} MiB",
+                self._collect_exit(kill=True),
+            )
+        end = HEADER.size + length
+        if len(buf) < end:
+            return None
+        frame = bytes(buf[:end])
+        del buf[:end]
+        return frame
+
+    def _demux(self, chunk: bytes) -> None:
+        mux = self._mux
+        mux += chunk
+        while len(mux) >= MUX_HEADER.size:
+            stream, size = MUX_HEADER.unpack_from(mux)
+            if len(mux) < MUX_HEADER.size + size:
+                break
+            data = bytes(mux[MUX_HEADER.size : MUX_HEADER.size + size])
+            del mux[: MUX_HEADER.size + size]
+            if stream == STDOUT:
+                self._stdout += data
+            elif stream == STDERR:
+                self._stderr_total += len(data)
+                self._stderr_tail.append(data)
+                self._stderr_tail_len += len(data)
+                while self._stderr_tail_len - len(self._stderr_tail[0]) >= TAIL_BYTES:
+                    self._stderr_tail_len -= len(self._stderr_tail.popleft())
+
+    # -- what to record -------------------------------------------------------------------
+
+    @property
+    def environment(self) -> dict[str, str]:
+        env = dict(self._backend.image_environment(self._image))
+        env.update(
+            {
+                "backend": "docker",
+                "memory_mib": str(self._spec.memory_mib),
+                "pids": str(self._spec.pids),
+                "tmpfs_mib": str(self._spec.tmpfs_mib),
+                "cpus": str(self._backend.cpus or "unlimited"),
+                "device": f"cuda:{self._spec.gpu_id}" if self._spec.gpu_id else "cpu",
+            }
+        )
+        return env
+
+
+@register
+class DockerBackend(Backend):
+    """Options: ``image`` (CPU image), ``gpu_image``, ``gpu_ids`` (GPUs this worker may hand
+    out; a spec asking for another is refused), ``cpus`` (CPU quota per sandbox, None for no
+    quota), ``command`` (the runner command line inside the image), ``client`` (a docker
+    client; default ``docker.from_env()``, i.e. DOCKER_HOST or the local socket)."""
+
+    name = "docker"
+
+    def __init__(
+        self,
+        image: str = DEFAULT_IMAGE,
+        gpu_image: str = DEFAULT_GPU_IMAGE,
+        gpu_ids: list[str] | tuple[str, ...] | str | None = None,
+        cpus: float | None = 1.0,
+        command: list[str] | None = None,
+        client: Any = None,
+    ) -> None:
+        self.image = image
+        self.gpu_image = gpu_image
+        if isinstance(gpu_ids, str):
+            gpu_ids = [g.strip() for g in gpu_ids.split(",") if g.strip()]
+        self.gpu_ids = tuple(gpu_ids or ())
+        self.cpus = cpus
+        self.command = list(command or RUNNER_COMMAND)
+        self._client = client
+        self._image_env: dict[str, dict[str, str]] = {}
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = docker.from_env()
+        return self._client
+
+    def start(self, spec: SandboxSpec) -> DockerSandbox:
+        image = self.image
+        if spec.gpu_id is not None:
+            if self.gpu_ids and spec.gpu_id not in self.gpu_ids:
+                raise ValueError(f"GPU {spec.gpu_id!r} is not one of this worker's {self.gpu_ids}")
+            image = self.gpu_image
+        return DockerSandbox(self, spec, image)
+
+    def image_environment(self, image: str) -> dict[str, str]:
+        """Image id and digest (cached per backend: an image tag is not rebuilt under a worker)."""
+        if image not in self._image_env:
+            info: dict[str, str] = {"image": image}
+            try:
+                img = self.client.images.get(image)
+                info["image_id"] = str(img.id)
+                digests = img.attrs.get("RepoDigests") or []
+                info["image_digest"] = str(digests[0]) if digests else str(img.id)
+            except DockerException as exc:
+                info["image_id"] = f"unknown ({exc.__class__.__name__})"
+            self._image_env[image] = info
+        return self._image_env[image]
+
+    def reap(self, older_than_s: float) -> int:
+        """Remove labelled sandboxes created more than ``older_than_s`` ago (running or not)."""
+        now = time.time()
+        removed = 0
+        for container in self.client.containers.list(all=True, filters={"label": LABEL}):
+            created = container.labels.get(LABEL_CREATED, "")
+            try:
+                age_s = now - float(created)
+            except ValueError:
+                age_s = float("inf")  # a label we did not write: treat as an orphan
+            if age_s < older_than_s:
+                continue
+            try:
+                container.remove(force=True)
+                removed += 1
+            except NotFound:
+                pass
+            except APIError as exc:
+                log.warning("reap %s: %s", container.short_id, exc)
+        return removed
