@@ -1,0 +1,200 @@
+"""Writes to the problem catalog: sync packages from disk, export and import them as zips.
+
+The packages on disk are the source of truth; the database keeps what the site shows (title,
+statement, starter, public example names and notes; never a hidden input) plus the package's
+folder and content hash, so every submission can record which version judged it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from django.db import transaction
+
+from judge_site.catalog.models import Problem
+from sandbox.check import public_cases_static
+from sandbox.problem import PackageError, ProblemPackage, load_package
+
+SyncStatus = Literal["created", "updated", "unchanged", "unpublished"]
+
+# Import limits: a package is text (statement, Python, TOML); these are generous for that.
+MAX_ZIP_BYTES = 5 * 1024 * 1024
+MAX_UNPACKED_BYTES = 20 * 1024 * 1024
+MAX_FILES = 500
+FOLDER_RE = re.compile(r"^[0-9]{2,5}-[a-z0-9][a-z0-9-]{0,90}$")
+PART_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,120}$")
+# Fixed timestamp for every zip entry: the same package always exports to the same bytes.
+ZIP_EPOCH = (2020, 1, 1, 0, 0, 0)
+
+
+def _package_files(path: Path) -> list[Path]:
+    """Every file of a package, as the version hash sees them (no __pycache__), sorted."""
+    return sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+def public_examples(package: ProblemPackage) -> list[dict[str, str]]:
+    """Name, function and note of each public case; hidden cases are never listed.
+
+    Read from tests.py's source without running it: the web process has no torch.
+    """
+    return public_cases_static(package.path / "tests.py")
+
+
+def _fields(package: ProblemPackage) -> dict[str, Any]:
+    return {
+        "slug": package.slug,
+        "title": package.title,
+        "difficulty": package.difficulty,
+        "chapter": package.chapter,
+        "tags": list(package.tags),
+        "device": package.device,
+        "statement_md": package.statement_md,
+        "starter_code": package.starter_code,
+        "manifest": package.manifest,
+        "public_examples": public_examples(package),
+        "package_dir": str(package.path.resolve()),
+        "version": package.version,
+        "published": True,
+    }
+
+
+@transaction.atomic
+def problem_sync(package: ProblemPackage) -> SyncStatus:
+    """Create or update the problem numbered like ``package``; submissions are untouched."""
+    fields = _fields(package)
+    clash = Problem.objects.filter(slug=package.slug).exclude(number=package.number).first()
+    if clash is not None:
+        raise PackageError(
+            f"{package.path}: slug {package.slug!r} already belongs to problem {clash.number}"
+        )
+    problem = Problem.objects.select_for_update().filter(number=package.number).first()
+    if problem is None:
+        Problem.objects.create(number=package.number, **fields)
+        return "created"
+    if all(getattr(problem, name) == value for name, value in fields.items()):
+        return "unchanged"
+    for name, value in fields.items():
+        setattr(problem, name, value)
+    problem.save()
+    return "updated"
+
+
+def problem_sync_all(problems_dir: Path | str) -> list[tuple[int, SyncStatus]]:
+    """Sync every package folder under ``problems_dir``; idempotent, keyed by number.
+
+    A problem whose package used to live under ``problems_dir`` and is gone is unpublished,
+    never deleted (its submissions and their verdicts stay). Problems stored elsewhere (e.g.
+    imported into another folder) are left alone.
+    """
+    root = Path(problems_dir).resolve()
+    folders = sorted(p for p in root.iterdir() if (p / "problem.toml").is_file())
+    packages = [load_package(folder) for folder in folders]
+    numbers = [p.number for p in packages]
+    if len(set(numbers)) != len(numbers):
+        dupes = sorted({n for n in numbers if numbers.count(n) > 1})
+        raise PackageError(f"{root}: several packages use the numbers {dupes}")
+    results: list[tuple[int, SyncStatus]] = [(p.number, problem_sync(p)) for p in packages]
+    gone = Problem.objects.filter(published=True).exclude(number__in=numbers)
+    for problem in gone:
+        if Path(problem.package_dir).parent == root:
+            Problem.objects.filter(pk=problem.pk, published=True).update(published=False)
+            results.append((problem.number, "unpublished"))
+    return sorted(results)
+
+
+def problem_export_zip(package_dir: Path | str) -> bytes:
+    """The package as one zip: its folder name at the root, byte-identical on every export."""
+    path = Path(package_dir)
+    load_package(path)  # refuse to export something that does not load
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for file in _package_files(path):
+            name = f"{path.name}/{file.relative_to(path).as_posix()}"
+            info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, file.read_bytes())
+    return buffer.getvalue()
+
+
+def _safe_member(info: zipfile.ZipInfo) -> PurePosixPath:
+    """The member's relative path, or PackageError for anything but a plain, tame file."""
+    name = info.filename
+    if "\\" in name or name.startswith("/") or ":" in name or "\0" in name:
+        raise PackageError(f"unsafe path in zip: {name!r}")
+    mode = (info.external_attr >> 16) & 0o170000
+    if mode not in (0, 0o100000, 0o040000):  # only regular files and folders; no links
+        raise PackageError(f"not a regular file in zip: {name!r}")
+    path = PurePosixPath(name)
+    parts = path.parts
+    if not parts or any(part in ("", ".", "..") or not PART_RE.match(part) for part in parts):
+        raise PackageError(f"unsafe path in zip: {name!r}")
+    return path
+
+
+def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
+    """Unpack a package zip into ``dest_dir/<folder>`` after validating it; returns it loaded.
+
+    Refused: archives over the size caps, absolute paths, ``..``, links, odd characters, more
+    than one top folder, a folder name that is not ``<number>-<slug>``, or a package that does
+    not load. An existing folder of the same name is replaced only once the new one loads.
+    """
+    if len(data) > MAX_ZIP_BYTES:
+        raise PackageError(f"zip larger than {MAX_ZIP_BYTES} bytes")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise PackageError(f"not a zip file: {exc}") from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_FILES:
+            raise PackageError(f"more than {MAX_FILES} entries in zip")
+        if sum(info.file_size for info in infos) > MAX_UNPACKED_BYTES:
+            raise PackageError(f"unpacked size over {MAX_UNPACKED_BYTES} bytes")
+        members = [(info, _safe_member(info)) for info in infos]
+        tops = {path.parts[0] for _, path in members}
+        if len(tops) != 1:
+            raise PackageError(f"the zip must hold exactly one package folder, not {sorted(tops)}")
+        (folder,) = tops
+        if not FOLDER_RE.match(folder):
+            raise PackageError(f"package folder {folder!r} is not named <number>-<slug>")
+        dest = Path(dest_dir)
+        dest.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".import-", dir=dest))
+        try:
+            written = 0
+            for info, path in members:
+                target = staging.joinpath(*path.parts)
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(info) as src, open(target, "wb") as out:
+                    while chunk := src.read(1 << 16):
+                        written += len(chunk)
+                        if written > MAX_UNPACKED_BYTES:  # sizes in the header may lie
+                            raise PackageError(f"unpacked size over {MAX_UNPACKED_BYTES} bytes")
+                        out.write(chunk)
+            package = load_package(staging / folder)
+            public_cases_static(staging / folder / "tests.py")  # parses; public cases literal
+            if not folder.startswith(f"{package.number:03d}-") and not folder.startswith(
+                f"{package.number}-"
+            ):
+                raise PackageError(f"folder {folder!r} does not match number {package.number}")
+            final = dest / folder
+            backup = None
+            if final.exists():
+                backup = staging / ".previous"
+                final.rename(backup)
+            (staging / folder).rename(final)
+            if backup is not None:
+                shutil.rmtree(backup)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return load_package(final)

@@ -1,0 +1,243 @@
+"""The package check: a problem package proves itself through the real judging path.
+
+``check_package(package, backend)`` judges, with the trusted grader and the given sandbox
+backend, the reference (every test AC, and the benchmark runs), the starter (must fail), and
+every ``solutions/<VERDICT>/*.py`` (must get exactly VERDICT). A wrong solution must also be
+caught by the hidden tests alone: a student who passes every public test still fails. Static
+checks: public cases exist, each has a note and is named in statement.md, tolerances are sane,
+benchmark baselines resolve.
+
+Framework-free. The torch-free part (``public_cases_static``) is importable by the web
+process, which must not import torch; the grader is imported only when judging.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sandbox.contracts import JudgeResult, Mode, Verdict
+from sandbox.problem import Case, PackageError, ProblemPackage
+
+if TYPE_CHECKING:
+    from sandbox.backends.base import Backend
+
+KNOWN_VERDICTS = {v.value for v in Verdict} - {"SK", "IE"}
+DEFAULT_SECRET_SEED = 20261130  # fixed so that a check is reproducible; pass another to vary
+CHECK_BENCH_MAX_TIME_S = 3.0  # the check only proves the benchmark runs; it does not rank
+
+
+@dataclass(frozen=True)
+class CheckItem:
+    name: str  # "reference", "starter", "solutions/WA/foo.py", "static: tolerances", ...
+    ok: bool
+    detail: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class CheckReport:
+    folder: str
+    version: str
+    items: list[CheckItem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.items) and all(item.ok for item in self.items)
+
+    def add(self, name: str, ok: bool, detail: str = "", seconds: float = 0.0) -> None:
+        self.items.append(CheckItem(name, ok, detail, seconds))
+
+    def render(self) -> str:
+        head = f"{'OK  ' if self.ok else 'FAIL'} {self.folder} (version {self.version})"
+        lines = [head]
+        for item in self.items:
+            mark = "ok  " if item.ok else "FAIL"
+            took = f" [{item.seconds:.1f}s]" if item.seconds else ""
+            lines.append(f"  {mark} {item.name}{took}" + (f": {item.detail}" if item.detail else ""))
+        return "\n".join(lines)
+
+
+# --- static, torch-free ---------------------------------------------------------------------
+
+
+def public_cases_static(tests_py: Path) -> list[dict[str, str]]:
+    """Public cases read from tests.py's source without running it (the web has no torch).
+
+    Recognises ``Case("name", "fn", ..., public=True, note="...")`` calls whose name, fn and
+    note are string literals, which is how problems/README.md asks authors to write them.
+    """
+    tree = ast.parse(tests_py.read_text(), filename=str(tests_py))
+    found: list[dict[str, str]] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Case"):
+            continue
+        kwargs = {k.arg: k.value for k in node.keywords if k.arg}
+        public = kwargs.get("public")
+        if not (isinstance(public, ast.Constant) and public.value is True):
+            continue
+        values: dict[str, str] = {}
+        for key, position in (("name", 0), ("fn", 1)):
+            value = kwargs.get(key) or (node.args[position] if len(node.args) > position else None)
+            if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                raise PackageError(f"{tests_py}:{node.lineno}: a public Case needs a literal {key}")
+            values[key] = value.value
+        note = kwargs.get("note")
+        values["note"] = note.value if isinstance(note, ast.Constant) and isinstance(note.value, str) else ""
+        found.append(values)
+    found.sort(key=lambda c: c["name"])
+    return found
+
+
+def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckReport) -> None:
+    public = [c for c in cases if c.public]
+    hidden = [c for c in cases if not c.public]
+    report.add("static: public and hidden cases", bool(public) and bool(hidden),
+               f"{len(public)} public, {len(hidden)} hidden")
+    missing_notes = [c.name for c in public if not c.note.strip()]
+    report.add("static: every public case has a note", not missing_notes, ", ".join(missing_notes))
+    unnamed = [c.name for c in public if c.name not in package.statement_md]
+    report.add("static: statement names every public case (its examples)", not unnamed,
+               ", ".join(unnamed))
+    try:
+        static = public_cases_static(package.path / "tests.py")
+        loaded = sorted(({"name": c.name, "fn": c.fn, "note": c.note} for c in public),
+                        key=lambda c: c["name"])
+        same = static == loaded
+        report.add("static: public cases readable without running tests.py", same,
+                   "" if same else "write public cases as Case('name', 'fn', ..., public=True, note='...')")
+    except (PackageError, SyntaxError) as exc:
+        report.add("static: public cases readable without running tests.py", False, str(exc))
+    bad_fns = sorted({c.fn for c in cases} - set(package.functions))
+    report.add("static: cases call declared functions", not bad_fns, ", ".join(bad_fns))
+    bad_tol = [f"{dtype}: atol={t.atol} rtol={t.rtol}" for dtype, t in package.tolerances.items()
+               if not (0 < t.atol < 1 and 0 < t.rtol < 0.1)]
+    report.add("static: tolerances sane (0 < atol < 1, 0 < rtol < 0.1)", not bad_tol, "; ".join(bad_tol))
+    if package.benchmark is not None:
+        problems: list[str] = []
+        for shape in package.benchmark.shapes:
+            baseline = shape.baseline or package.benchmark.baseline
+            module, _, attr = baseline.partition(":")
+            try:
+                if not module.startswith("kernels.") or not callable(
+                    getattr(importlib.import_module(module), attr, None)
+                ):
+                    problems.append(f"{shape.name}: baseline {baseline!r} not found")
+            except ImportError as exc:
+                problems.append(f"{shape.name}: {exc}")
+            if shape.fn not in package.functions:
+                problems.append(f"{shape.name}: fn {shape.fn!r} is not a declared function")
+        report.add("static: benchmark baselines resolve", not problems, "; ".join(problems))
+
+
+# --- judged ---------------------------------------------------------------------------------
+
+
+class _HiddenOnly(ProblemPackage):
+    """The same package with its public cases removed: do the hidden tests alone catch it?"""
+
+    def load_cases(self) -> list[Case]:
+        return [c for c in super().load_cases() if not c.public]
+
+
+def _hidden_only(package: ProblemPackage) -> ProblemPackage:
+    values = {f.name: getattr(package, f.name) for f in dataclasses.fields(package)}
+    values["benchmark"] = None
+    return _HiddenOnly(**values)
+
+
+def _summary(result: JudgeResult) -> str:
+    bad = [f"{t.name}={t.verdict}" for t in result.tests if t.verdict not in (Verdict.AC, Verdict.SK)]
+    text = f"{result.verdict}" + (f" ({', '.join(bad[:4])}{', ...' if len(bad) > 4 else ''})" if bad else "")
+    if result.message and result.verdict != Verdict.AC:
+        text += f" - {result.message.strip().splitlines()[-1][:160]}"
+    return text
+
+
+def check_package(
+    package: ProblemPackage,
+    backend: Backend,
+    *,
+    bench: bool = True,
+    secret_seed: int = DEFAULT_SECRET_SEED,
+    on_item: Callable[[CheckItem], None] | None = None,
+) -> CheckReport:
+    """Judge the package's own files through the grader; see the module docstring."""
+    from sandbox.grader import judge  # imports torch: only here, never for the web process
+
+    report = CheckReport(folder=package.folder_name, version=package.version)
+
+    def add(name: str, ok: bool, detail: str = "", seconds: float = 0.0) -> None:
+        report.add(name, ok, detail, seconds)
+        if on_item is not None:
+            on_item(report.items[-1])
+
+    try:
+        cases = package.load_cases()
+    except Exception as exc:  # noqa: BLE001  (any failure of the author's tests.py is a finding)
+        add("tests.py loads", False, f"{type(exc).__name__}: {exc}")
+        return report
+    before = len(report.items)
+    _static_checks(package, cases, report)
+    if on_item is not None:
+        for item in report.items[before:]:
+            on_item(item)
+
+    no_bench = dataclasses.replace(package, benchmark=None)
+    hidden_only = _hidden_only(package)
+
+    def run(pkg: ProblemPackage, file: Path) -> tuple[JudgeResult, float]:
+        started = time.monotonic()
+        result = judge(pkg, file.read_text(), mode=Mode.SUBMIT, backend=backend,
+                       secret_seed=secret_seed)
+        return result, time.monotonic() - started
+
+    ref_pkg = no_bench
+    if bench and package.benchmark is not None:
+        capped = min(package.benchmark.max_time_s, CHECK_BENCH_MAX_TIME_S)
+        ref_pkg = dataclasses.replace(
+            package, benchmark=dataclasses.replace(package.benchmark, max_time_s=capped)
+        )
+    result, took = run(ref_pkg, package.path / "solution.py")
+    detail = _summary(result)
+    ok = result.verdict == Verdict.AC
+    if ok and ref_pkg.benchmark is not None:
+        if result.benchmark is None:
+            ok, detail = False, "AC but the benchmark produced no result"
+        else:
+            b = result.benchmark
+            detail += f"; benchmark {b.shape!r}: speedup {b.speedup:.2f} ({b.submission_ms:.3f} ms vs {b.baseline_ms:.3f} ms)"
+    add("reference (solution.py) is AC", ok, detail, took)
+
+    result, took = run(no_bench, package.path / "starter.py")
+    add("starter fails", result.verdict != Verdict.AC, _summary(result), took)
+
+    for verdict, file in package.solutions():
+        label = f"solutions/{verdict}/{file.name}"
+        if verdict not in KNOWN_VERDICTS:
+            add(label, False, f"unknown verdict folder {verdict!r}")
+            continue
+        result, took = run(no_bench, file)
+        add(f"{label} gets {verdict}", result.verdict == verdict, _summary(result), took)
+        if verdict in ("AC", "CE") or result.verdict != verdict:
+            continue
+        caught = [t for t in result.tests if not t.public and t.verdict == verdict]
+        if caught:
+            add(f"{label}: hidden tests catch it", True, f"{len(caught)} hidden test(s)")
+            continue
+        # A fatal fault in a public test skipped the hidden ones: judge the hidden tests alone.
+        result, took = run(hidden_only, file)
+        add(f"{label}: hidden tests catch it", result.verdict == verdict, _summary(result), took)
+    return report
+
+
+def check_packages(
+    packages: list[ProblemPackage], backend: Backend, **options: Any
+) -> list[CheckReport]:
+    return [check_package(package, backend, **options) for package in packages]
