@@ -159,9 +159,19 @@ class DockerSandbox(Sandbox):
             container.reload()
             if container.attrs["State"]["Running"]:
                 self._killed_by_us = True
+                # Hang up first: while the runner is blocked writing to an attach stream we
+                # do not read, Docker's kill waits seconds for that copy to finish.
+                self._hang_up()
                 container.kill()
         except (NotFound, APIError):
             pass
+
+    def _hang_up(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     @property
     def container_id(self) -> str:
@@ -218,6 +228,7 @@ class DockerSandbox(Sandbox):
                 state = self._container.attrs["State"]
                 if state["Running"] and kill:
                     self._killed_by_us = True
+                    self._hang_up()
                     self._container.kill()
                     self._container.wait(timeout=10)
                     self._container.reload()

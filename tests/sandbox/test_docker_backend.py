@@ -1,0 +1,322 @@
+"""The Docker backend's hardening, checked from inside real containers.
+
+Each test starts containers of the real sandbox image with a small probe script as the
+command (instead of the runner) that reports what it sees as one frame on stdout; the last
+test talks to the real runner. Needs the engine and ``scripts/build_images sandbox``: skipped
+without them, failed when CI=true.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sandbox.backends.base import (
+    FrameTooLarge,
+    SandboxDied,
+    SandboxError,
+    SandboxSpec,
+    SandboxTimeout,
+    get_backend,
+)
+from sandbox.framing import decode_frame, encode_frame
+
+pytestmark = pytest.mark.docker
+
+IMAGE = os.environ.get("JUDGE_SANDBOX_IMAGE", "tensor-judge-sandbox:cpu")
+TEST_LABEL = "tensor-judge.test"
+
+
+def _docker_client() -> Any:
+    """The engine client, or skip (fail under CI) when the engine or the image is missing."""
+    reason = ""
+    try:
+        import docker
+
+        client = docker.from_env()
+        client.ping()
+        client.images.get(IMAGE)
+        return client
+    except Exception as exc:  # no SDK, no engine, no image
+        reason = f"Docker engine or image {IMAGE} unavailable ({exc.__class__.__name__}: {exc}); run scripts/build_images"
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    return _docker_client()
+
+
+@pytest.fixture()
+def run_id(client: Any) -> Iterator[str]:
+    """A label value unique to the test; after it, no container with it may remain."""
+    rid = uuid.uuid4().hex
+    yield rid
+    left = client.containers.list(all=True, filters={"label": f"{TEST_LABEL}={rid}"})
+    for c in left:
+        c.remove(force=True)
+    assert not left, f"containers left behind: {[c.short_id for c in left]}"
+
+
+# Prepended to every probe: write one frame (the framing format) to the real stdout.
+_PRELUDE = """
+import json, os, struct, sys
+def reply(obj):
+    text = json.dumps(obj).encode()
+    payload = struct.pack(">I", len(text)) + text
+    sys.stdout.buffer.write(b"TJF1" + struct.pack(">I", len(payload)) + payload)
+    sys.stdout.buffer.flush()
+"""
+
+
+def _probe_backend(script: str) -> Any:
+    code = _PRELUDE + textwrap.dedent(script)
+    return get_backend("docker", image=IMAGE, command=["python3", "-I", "-c", code])
+
+
+def _spec(run_id: str, **kw: Any) -> SandboxSpec:
+    return SandboxSpec(labels={TEST_LABEL: run_id}, **kw)
+
+
+def _probe(run_id: str, script: str, timeout_s: float = 30.0, **kw: Any) -> dict[str, Any]:
+    with _probe_backend(script).start(_spec(run_id, **kw)) as box:
+        message, _ = decode_frame(box.recv(timeout_s))
+    return message
+
+
+def test_it_runs_hardened(run_id: str) -> None:
+    facts = _probe(
+        run_id,
+        """
+        import resource, socket, subprocess
+        st = {}
+        for line in open("/proc/self/status"):
+            key, _, val = line.partition(":")
+            st[key] = val.strip()
+        def writable(path):
+            try:
+                with open(path, "w") as f:
+                    f.write("x")
+                return True
+            except OSError:
+                return False
+        with open("/tmp/x.sh", "w") as f:
+            f.write("#!/bin/sh\\necho ran\\n")
+        os.chmod("/tmp/x.sh", 0o755)
+        ran = subprocess.run(["/tmp/x.sh"], capture_output=True, text=True).stdout.strip()
+        try:
+            socket.create_connection(("1.1.1.1", 53), timeout=2)
+            net = "connected"
+        except OSError as exc:
+            net = type(exc).__name__
+        reply({
+            "uid": os.getuid(), "gid": os.getgid(), "euid": os.geteuid(),
+            "cap_eff": st["CapEff"], "cap_prm": st["CapPrm"], "cap_bnd": st["CapBnd"],
+            "no_new_privs": st["NoNewPrivs"], "seccomp": st["Seccomp"],
+            "root_writable": writable("/opt/judge/x") or writable("/etc/x") or writable("/x"),
+            "tmp_exec": ran,
+            "ifaces": sorted(os.listdir("/sys/class/net")),
+            "net": net,
+            "env": sorted(os.environ),
+            "core": resource.getrlimit(resource.RLIMIT_CORE),
+            "docker_sock": os.path.exists("/var/run/docker.sock") or os.path.exists("/run/docker.sock"),
+            "pid1": open("/proc/1/cmdline").read().split("\\0")[0],
+        })
+        """,
+    )
+    assert facts["uid"] == facts["euid"] == 10001 and facts["gid"] == 10001
+    assert int(facts["cap_eff"], 16) == 0
+    assert int(facts["cap_prm"], 16) == 0
+    assert int(facts["cap_bnd"], 16) == 0
+    assert facts["no_new_privs"] == "1"
+    assert facts["seccomp"] == "2"  # filter mode: Docker's default profile
+    assert facts["root_writable"] is False
+    assert facts["tmp_exec"] == "ran"
+    assert facts["ifaces"] == ["lo"]
+    assert facts["net"] != "connected"
+    # HOSTNAME is set by Docker, LC_CTYPE by Python itself (PEP 538 locale coercion).
+    assert set(facts["env"]) <= {"HOME", "TMPDIR", "PATH", "HOSTNAME", "LC_CTYPE"}
+    assert facts["core"] == [0, 0]
+    assert facts["docker_sock"] is False
+    assert "init" in facts["pid1"]  # --init: a reaper is PID 1, not the runner
+
+
+def test_it_limits_processes_and_threads(run_id: str) -> None:
+    facts = _probe(
+        run_id,
+        """
+        import threading, time
+        ev = threading.Event()
+        n = 0
+        err = ""
+        try:
+            while n < 2000:
+                threading.Thread(target=ev.wait, daemon=True).start()
+                n += 1
+        except RuntimeError as exc:
+            err = str(exc)
+        ev.set()
+        reply({"threads": n, "err": err})
+        """,
+        pids=64,
+    )
+    assert facts["threads"] < 64
+    assert facts["err"]
+
+
+def test_it_reports_an_oom_kill(run_id: str) -> None:
+    backend = _probe_backend(
+        """
+        reply({"ready": True})
+        hog = []
+        while True:
+            hog.append(bytearray(16 * 1024 * 1024))
+        """
+    )
+    with backend.start(_spec(run_id, memory_mib=128)) as box:
+        box.recv(30)
+        with pytest.raises(SandboxDied) as info:
+            box.recv(60)
+    assert info.value.exit is not None
+    assert info.value.exit.oom_killed is True
+    assert info.value.exit.killed_by_us is False
+    assert box.close().oom_killed is True
+
+
+def test_it_times_out_and_kills_on_close(run_id: str, client: Any) -> None:
+    backend = _probe_backend("import time\ntime.sleep(3600)")
+    t0 = time.monotonic()
+    with backend.start(_spec(run_id)) as box:
+        with pytest.raises(SandboxTimeout):
+            box.recv(0.5)
+        cid = box.container_id
+    exit_info = box.close()
+    assert exit_info.killed_by_us is True
+    assert time.monotonic() - t0 < 15
+    assert not client.containers.list(all=True, filters={"id": cid})
+
+
+def test_it_kills_at_the_wall_clock_limit(run_id: str) -> None:
+    backend = _probe_backend("import time\ntime.sleep(3600)")
+    t0 = time.monotonic()
+    with backend.start(_spec(run_id, wall_time_s=2.0)) as box:
+        with pytest.raises(SandboxDied) as info:
+            box.recv(60)
+    elapsed = time.monotonic() - t0
+    assert 1.5 < elapsed < 12
+    assert info.value.exit is not None and info.value.exit.killed_by_us is True
+
+
+def test_it_refuses_an_oversized_frame(run_id: str) -> None:
+    backend = _probe_backend(
+        """
+        sys.stdout.buffer.write(b"TJF1" + struct.pack(">I", 2**31))
+        sys.stdout.buffer.flush()
+        import time; time.sleep(60)
+        """
+    )
+    with backend.start(_spec(run_id, max_frame_mib=1)) as box:
+        with pytest.raises(FrameTooLarge):
+            box.recv(30)
+
+
+def test_it_refuses_garbage_on_the_channel(run_id: str) -> None:
+    backend = _probe_backend("sys.stdout.write('{\"verdict\": \"AC\"}' * 10); sys.stdout.flush()")
+    with backend.start(_spec(run_id)) as box:
+        with pytest.raises(SandboxError):
+            box.recv(30)
+
+
+def test_it_reports_an_early_exit_with_its_status_and_stderr(run_id: str) -> None:
+    backend = _probe_backend("print('bye from the runner', file=sys.stderr); sys.exit(3)")
+    with backend.start(_spec(run_id)) as box:
+        with pytest.raises(SandboxDied) as info:
+            box.recv(30)
+    exit_info = info.value.exit
+    assert exit_info is not None and exit_info.exit_code == 3
+    assert exit_info.killed_by_us is False
+    assert "bye from the runner" in exit_info.output_tail
+
+
+def test_it_kills_a_flood_of_output(run_id: str) -> None:
+    backend = _probe_backend("while True: sys.stderr.write('x' * 65536)")
+    t0 = time.monotonic()
+    with backend.start(_spec(run_id, output_kib=64)) as box:
+        with pytest.raises(SandboxDied) as info:
+            box.recv(60)
+    assert info.value.exit is not None and info.value.exit.output_exceeded is True
+    assert time.monotonic() - t0 < 15
+
+
+def test_it_removes_the_container_when_the_block_raises(run_id: str, client: Any) -> None:
+    backend = _probe_backend("import time\ntime.sleep(3600)")
+    with pytest.raises(ZeroDivisionError):
+        with backend.start(_spec(run_id)) as box:
+            cid = box.container_id
+            1 / 0  # noqa: B018
+    assert not client.containers.list(all=True, filters={"id": cid})
+    assert box.close() == box.close()  # idempotent
+
+
+def test_it_echoes_frames_through_stdin_and_stdout(run_id: str) -> None:
+    backend = _probe_backend(
+        """
+        i = sys.stdin.buffer
+        while True:
+            head = i.read(8)
+            if len(head) < 8:
+                break
+            body = i.read(struct.unpack(">4sI", head)[1])
+            sys.stdout.buffer.write(head + body)
+            sys.stdout.buffer.flush()
+        """
+    )
+    blob = os.urandom(3 * 1024 * 1024)  # bigger than any pipe or socket buffer
+    with backend.start(_spec(run_id)) as box:
+        for i in range(3):
+            box.send(encode_frame({"i": i}, blob))
+            message, data = decode_frame(box.recv(30))
+            assert message == {"i": i} and data == blob
+
+
+def test_it_reaps_old_orphans_only(run_id: str, client: Any) -> None:
+    labels = {TEST_LABEL: run_id, "tensor-judge.sandbox": "1"}
+    old = client.containers.run(
+        IMAGE, ["sleep", "3600"], detach=True, network_mode="none",
+        labels={**labels, "tensor-judge.created": str(int(time.time()) - 7200)},
+    )
+    young = client.containers.run(
+        IMAGE, ["sleep", "3600"], detach=True, network_mode="none",
+        labels={**labels, "tensor-judge.created": str(int(time.time()))},
+    )
+    try:
+        removed = get_backend("docker", image=IMAGE).reap(older_than_s=3600)
+        assert removed >= 1
+        ids = {c.id for c in client.containers.list(all=True, filters={"label": f"{TEST_LABEL}={run_id}"})}
+        assert old.id not in ids
+        assert young.id in ids
+    finally:
+        young.remove(force=True)
+        try:
+            old.remove(force=True)
+        except Exception:  # already reaped
+            pass
+
+
+def test_the_real_runner_says_hello_and_records_the_environment(run_id: str) -> None:
+    backend = get_backend("docker", image=IMAGE)
+    with backend.start(_spec(run_id)) as box:
+        message, _ = decode_frame(box.recv(60))
+        env = box.environment
+    assert message.get("op") == "hello", json.dumps(message)[:500]
+    assert env["backend"] == "docker"
+    assert env["image_id"].startswith("sha256:")
