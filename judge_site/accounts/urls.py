@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path
 
-from judge_site.accounts import views
+from judge_site.accounts import token_views, views
 
 urlpatterns: list[URLPattern] = [
     path("signup/", views.signup, name="signup"),
@@ -24,4 +24,5 @@ urlpatterns: list[URLPattern] = [
         ),
         name="password_change_done",
     ),
+    path("token/", token_views.api_token, name="api_token"),  # helper E
 ]

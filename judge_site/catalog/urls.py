@@ -1,3 +1,8 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from judge_site.catalog import views
+
+urlpatterns = [
+    path("", views.problem_list, name="problem_list"),
+    path("problems/<int:number>/", views.problem_detail, name="problem_detail"),
+]

@@ -81,7 +81,11 @@ class FakeEngine:
                     wrong_kind=WrongKind.VALUE,
                     time_ms=4.0,
                     details={
-                        "worst": {"index": [1, 2], "expected": 0.0, "got": 0.5, "abs_err": 0.5},
+                        "index": [1, 2],
+                        "expected": 0.0,
+                        "got": 0.5,
+                        "abs_error": 0.5,
+                        "rel_error": None,
                         "mismatched": 3,
                         "total": 12,
                     },

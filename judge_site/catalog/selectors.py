@@ -1,0 +1,95 @@
+"""Reads on the catalog: the problem list with a user's marks and acceptance rates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Q, QuerySet
+
+from judge_site.catalog.models import Difficulty, Problem
+from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
+
+STATUS_FILTERS = ("solved", "tried", "todo")
+
+
+@dataclass(frozen=True)
+class ProblemRow:
+    problem: Problem
+    solved: bool
+    tried: bool
+    accepted: int
+    judged: int
+
+    @property
+    def acceptance(self) -> float | None:
+        """Accepted Submit judgings over finished Submit judgings, or None before any."""
+        return self.accepted / self.judged if self.judged else None
+
+
+def problem_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Problem]:
+    if getattr(user, "is_staff", False):
+        return Problem.objects.all()
+    return Problem.objects.filter(published=True)
+
+
+def problem_get(user: AbstractBaseUser | AnonymousUser, number: int) -> Problem | None:
+    return problem_visible_to(user).filter(number=number).first()
+
+
+def problem_tags(user: AbstractBaseUser | AnonymousUser) -> list[str]:
+    tags: set[str] = set()
+    for row in problem_visible_to(user).values_list("tags", flat=True):
+        tags.update(str(t) for t in row or [])
+    return sorted(tags)
+
+
+def problem_list(
+    user: AbstractBaseUser | AnonymousUser,
+    *,
+    difficulty: str = "",
+    tag: str = "",
+    status: str = "",
+) -> list[ProblemRow]:
+    """Problems in number order with the user's solved/tried marks and acceptance rates.
+
+    ``status`` filters by the user's marks (solved, tried = attempted but not solved, todo).
+    """
+    submit_done = Q(submissions__mode=Mode.SUBMIT, submissions__status=Status.DONE)
+    qs = problem_visible_to(user).annotate(
+        n_judged=Count("submissions", filter=submit_done),
+        n_accepted=Count(
+            "submissions", filter=submit_done & Q(submissions__verdict=VerdictChoice.AC)
+        ),
+    )
+    if difficulty in Difficulty.values:
+        qs = qs.filter(difficulty=difficulty)
+    solved: set[int] = set()
+    tried: set[int] = set()
+    if getattr(user, "is_authenticated", False):
+        mine = Submission.objects.filter(user_id=user.pk)
+        tried = set(mine.values_list("problem_id", flat=True))
+        solved = set(
+            mine.filter(mode=Mode.SUBMIT, status=Status.DONE, verdict=VerdictChoice.AC).values_list(
+                "problem_id", flat=True
+            )
+        )
+    rows = []
+    for problem in qs.order_by("number"):
+        if tag and tag not in (problem.tags or []):
+            continue
+        row = ProblemRow(
+            problem=problem,
+            solved=problem.pk in solved,
+            tried=problem.pk in tried and problem.pk not in solved,
+            accepted=problem.n_accepted,
+            judged=problem.n_judged,
+        )
+        if status == "solved" and not row.solved:
+            continue
+        if status == "tried" and not row.tried:
+            continue
+        if status == "todo" and (row.solved or row.tried):
+            continue
+        rows.append(row)
+    return rows

@@ -1,0 +1,116 @@
+/* The problem page: the editor (CodeMirror when built, else the plain textarea), the draft kept
+   per user and problem in localStorage, Reset, Run/Submit without reloading, Ctrl/Cmd+Enter. */
+(function () {
+  "use strict";
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var form = document.getElementById("judge-form");
+    var textarea = document.getElementById("code");
+    var panel = document.getElementById("results");
+    if (!form || !textarea) return;
+    var starter = JSON.parse(document.getElementById("starter-code").textContent);
+    var draftKey = form.dataset.draftKey;
+    var buttons = form.querySelectorAll("button[name=mode]");
+    var editor = null;
+
+    function storage() { try { return window.localStorage; } catch (e) { return null; } }
+    var saved = draftKey && storage() ? storage().getItem(draftKey) : null;
+    if (saved !== null && saved !== "") textarea.value = saved;
+
+    if (window.CodeMirror) {
+      editor = window.CodeMirror.fromTextArea(textarea, {
+        mode: "python", lineNumbers: true, indentUnit: 4, tabSize: 4, indentWithTabs: false,
+        matchBrackets: true, autoCloseBrackets: true, viewportMargin: Infinity,
+        extraKeys: {
+          Tab: function (cm) {
+            if (cm.somethingSelected()) cm.indentSelection("add");
+            else cm.replaceSelection("    ", "end");
+          },
+          "Shift-Tab": function (cm) { cm.indentSelection("subtract"); },
+          "Ctrl-Enter": function () { send("run"); },
+          "Cmd-Enter": function () { send("run"); }
+        }
+      });
+      document.body.classList.add("has-codemirror");
+    } else {
+      textarea.addEventListener("keydown", function (e) {
+        if (e.key === "Tab" && !e.ctrlKey && !e.metaKey) {
+          e.preventDefault();
+          var s = textarea.selectionStart;
+          textarea.setRangeText("    ", s, textarea.selectionEnd, "end");
+          saveDraft();
+        }
+      });
+    }
+
+    function code() { return editor ? editor.getValue() : textarea.value; }
+    function setCode(text) { if (editor) editor.setValue(text); else textarea.value = text; }
+    function saveDraft() {
+      var st = storage();
+      if (draftKey && st) { try { st.setItem(draftKey, code()); } catch (e) { /* quota */ } }
+    }
+    if (editor) editor.on("change", saveDraft); else textarea.addEventListener("input", saveDraft);
+
+    document.getElementById("reset-btn").addEventListener("click", function () {
+      if (code() !== starter && !window.confirm("Replace your code with the starter code?")) return;
+      setCode(starter);
+      var st = storage();
+      if (draftKey && st) st.removeItem(draftKey);
+    });
+
+    function busy(on) { buttons.forEach(function (b) { b.disabled = on; }); }
+
+    function showError(message, loginLink) {
+      panel.textContent = "";
+      var box = document.createElement("div");
+      box.className = "alert";
+      box.setAttribute("role", "alert");
+      box.textContent = message + " ";
+      if (loginLink) {
+        var a = document.createElement("a");
+        a.href = form.dataset.loginUrl;
+        a.textContent = "Log in";
+        box.appendChild(a);
+      }
+      panel.appendChild(box);
+    }
+
+    function follow(pollUrl, detailUrl) {
+      busy(true);
+      window.JudgeProgress.follow(pollUrl, panel, detailUrl, function () { busy(false); });
+    }
+
+    function send(mode) {
+      if (form.dataset.loggedIn !== "1") { showError("Log in to run or submit.", true); return; }
+      if (buttons.length && buttons[0].disabled) return;
+      saveDraft();
+      var body = new FormData();
+      body.append("code", code());
+      body.append("mode", mode);
+      busy(true);
+      panel.textContent = mode === "run" ? "Sending to the judge (public tests)…" : "Sending to the judge (all tests + benchmark)…";
+      fetch(form.action, {
+        method: "POST", body: body, credentials: "same-origin",
+        headers: { Accept: "application/json", "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value }
+      }).then(function (r) {
+        if (r.status === 403) { busy(false); showError("Your session has expired or the page is stale: reload the page or log in again.", true); return null; }
+        return r.json().then(function (data) { return { ok: r.ok, status: r.status, data: data }; });
+      }).then(function (res) {
+        if (!res) return;
+        if (!res.ok) { busy(false); showError(res.data.error || ("Refused (HTTP " + res.status + ")"), res.status === 401); return; }
+        follow(res.data.poll, res.data.url);
+      }).catch(function () { busy(false); showError("The judge could not be reached; try again."); });
+    }
+
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var mode = (e.submitter && e.submitter.value) || "run";
+      send(mode);
+    });
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); send("run"); }
+    });
+
+    if (form.dataset.resume) follow(form.dataset.resume, form.dataset.resumeUrl);
+  });
+})();

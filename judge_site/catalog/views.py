@@ -1,0 +1,61 @@
+"""Catalog pages: the problem list and the problem page (statement, editor, Run/Submit)."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from judge_site.catalog import selectors
+from judge_site.catalog.models import Difficulty
+from judge_site.submissions.models import Status, Submission
+
+
+@require_GET
+def problem_list(request: HttpRequest) -> HttpResponse:
+    difficulty = request.GET.get("difficulty", "")
+    tag = request.GET.get("tag", "")
+    status = request.GET.get("status", "") if request.user.is_authenticated else ""
+    rows = selectors.problem_list(request.user, difficulty=difficulty, tag=tag, status=status)
+    return render(
+        request,
+        "catalog/problem_list.html",
+        {
+            "rows": rows,
+            "difficulties": Difficulty.values,
+            "tags": selectors.problem_tags(request.user),
+            "statuses": selectors.STATUS_FILTERS,
+            "current": {"difficulty": difficulty, "tag": tag, "status": status},
+        },
+    )
+
+
+@require_GET
+def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
+    problem = selectors.problem_get(request.user, number)
+    if problem is None:
+        raise Http404("no such problem")
+    resume = None
+    if request.user.is_authenticated:
+        resume = (
+            Submission.objects.filter(user_id=request.user.pk, problem=problem)
+            .exclude(status=Status.DONE)
+            .order_by("-created_at")
+            .first()
+        )
+    limits = (problem.manifest or {}).get("limits", {})
+    return render(
+        request,
+        "catalog/problem_detail.html",
+        {
+            "problem": problem,
+            "limits": limits,
+            "functions": (problem.manifest or {}).get("functions", []),
+            "resume": resume,
+            "draft_key": (
+                f"judge-draft:{request.user.get_username()}:{problem.number}"
+                if request.user.is_authenticated
+                else ""
+            ),
+        },
+    )

@@ -1,0 +1,145 @@
+"""Submission pages: Run/Submit from the problem page, a submission, history, leaderboards."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from judge_site.catalog import selectors as catalog_selectors
+from judge_site.catalog.models import Problem
+from judge_site.submissions import selectors, services
+from judge_site.submissions.models import Status, VerdictChoice
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@require_POST
+def problem_submit(request: HttpRequest, number: int) -> HttpResponse:
+    """Run or Submit from the problem page: JSON for the page's script, redirects without it."""
+    if not request.user.is_authenticated:
+        if _wants_json(request):
+            return JsonResponse(
+                {"error": "your session has expired: log in again to run or submit"}, status=401
+            )
+        return redirect(f"{reverse('login')}?next={reverse('problem_detail', args=[number])}")
+    problem = catalog_selectors.problem_get(request.user, number)
+    if problem is None:
+        if _wants_json(request):
+            return JsonResponse({"error": "problem: no such problem"}, status=404)
+        raise Http404("no such problem")
+    try:
+        submission = services.submission_create(
+            request.user,
+            problem,
+            request.POST.get("code", ""),
+            request.POST.get("mode", "run"),
+        )
+    except services.SubmissionError as exc:
+        if _wants_json(request):
+            return JsonResponse({"error": exc.message, "field": exc.field}, status=exc.status)
+        messages.error(request, exc.message)
+        return redirect("problem_detail", number=number)
+    url = reverse("submission_detail", args=[submission.pk])
+    if _wants_json(request):
+        return JsonResponse(
+            {
+                "id": submission.pk,
+                "status": submission.status,
+                "url": url,
+                "poll": reverse("api_submission", args=[submission.pk]),
+            },
+            status=201,
+        )
+    return redirect(url)
+
+
+@require_GET
+def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = selectors.submission_get_for(request.user, pk)
+    if submission is None:
+        raise Http404("no such submission")
+    can_see_code = request.user.is_staff or submission.user_id == request.user.pk
+    return render(
+        request,
+        "submissions/submission_detail.html",
+        {
+            "sub": submission,
+            "data": selectors.submission_to_json(submission),
+            "can_see_code": can_see_code,
+            "bars": _bars(submission.benchmark),
+            "live": submission.status != Status.DONE,
+        },
+    )
+
+
+def _bars(bench: dict | None) -> list[dict[str, object]]:
+    """Two horizontal bars (yours, baseline) scaled to the slower one, for an inline SVG."""
+    if not bench:
+        return []
+    yours, base = bench.get("submission_ms"), bench.get("baseline_ms")
+    if not isinstance(yours, int | float) or not isinstance(base, int | float):
+        return []
+    top = max(yours, base) or 1.0
+    return [
+        {"label": "yours", "ms": yours, "width": round(300 * yours / top, 1), "y": 0, "cls": "you"},
+        {
+            "label": "baseline",
+            "ms": base,
+            "width": round(300 * base / top, 1),
+            "y": 28,
+            "cls": "base",
+        },
+    ]
+
+
+@login_required
+@require_GET
+def submission_list(request: HttpRequest) -> HttpResponse:
+    number = request.GET.get("problem", "")
+    verdict = request.GET.get("verdict", "")
+    everyone = request.user.is_staff and request.GET.get("who") == "all"
+    problem = None
+    if number.isdigit():
+        problem = Problem.objects.filter(number=int(number)).first()
+    qs = selectors.submission_history(
+        request.user, problem=problem, verdict=verdict, everyone=everyone
+    )
+    page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "submissions/submission_list.html",
+        {
+            "page": page,
+            "problems": catalog_selectors.problem_visible_to(request.user).order_by("number"),
+            "verdicts": VerdictChoice.choices,
+            "current": {"problem": number, "verdict": verdict, "everyone": everyone},
+        },
+    )
+
+
+@require_GET
+def leaderboard_problem(request: HttpRequest, number: int) -> HttpResponse:
+    problem = catalog_selectors.problem_get(request.user, number)
+    if problem is None:
+        raise Http404("no such problem")
+    return render(
+        request,
+        "submissions/leaderboard_problem.html",
+        {"problem": problem, "rows": selectors.leaderboard_problem(problem)},
+    )
+
+
+@require_GET
+def leaderboard_overall(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "submissions/leaderboard_overall.html",
+        {"rows": selectors.leaderboard_overall()},
+    )

@@ -1,0 +1,195 @@
+"""The student's pages through Django's test client (the judging is the fake engine)."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from judge_cast import make_problem
+
+from judge_site.submissions import services
+from judge_site.submissions.models import Status, Submission
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GOOD = "def embed(ids, weight, pad_id):\n    return weight[ids]\n"
+JSON = {"HTTP_ACCEPT": "application/json"}
+
+
+def login(client: Client, user) -> Client:
+    client.force_login(user)
+    return client
+
+
+def test_the_problem_list_shows_problems_marks_and_acceptance(
+    client, alice, problem, inline_judging
+):
+    make_problem(50, slug="draft", published=False, title="Secret draft")
+    make_problem(51, slug="other", title="Another one", difficulty="hard", tags=["softmax"])
+    services.submission_create(alice, problem, GOOD, "submit")
+    services.submission_create(alice, problem, "WRONG", "submit")
+    page = login(client, alice).get("/").content.decode()
+    assert "Problem number 48" in page and "Another one" in page
+    assert "Secret draft" not in page
+    assert 'title="solved"' in page
+    assert "50%" in page  # one AC of two judged submissions
+
+
+def test_the_problem_list_filters(client, alice, problem, inline_judging):
+    make_problem(51, slug="other", title="Another one", difficulty="hard", tags=["softmax"])
+    services.submission_create(alice, problem, GOOD, "submit")
+    login(client, alice)
+    assert "Another one" not in client.get("/?difficulty=medium").content.decode()
+    assert "Problem number 48" not in client.get("/?tag=softmax").content.decode()
+    solved = client.get("/?status=solved").content.decode()
+    assert "Problem number 48" in solved and "Another one" not in solved
+    todo = client.get("/?status=todo").content.decode()
+    assert "Problem number 48" not in todo and "Another one" in todo
+
+
+def test_the_problem_page_renders_statement_math_code_and_editor(client, alice, problem):
+    page = login(client, alice).get("/problems/48/").content.decode()
+    assert '<span class="math inline">y = W x</span>' in page
+    assert '<div class="math display">\\|x\\|_2 = 1</div>' in page
+    assert 'class="highlight"' in page  # Pygments
+    assert 'id="code"' in page and "return weight[ids]" in page
+    assert "time 5 s per test" in page
+    assert 'id="run-btn"' in page and 'id="submit-btn"' in page
+
+
+def test_anonymous_users_read_but_must_log_in_to_submit(client, problem):
+    page = client.get("/problems/48/").content.decode()
+    assert "Log in to run or submit" in page and 'id="run-btn"' not in page
+    response = client.post("/problems/48/submit", {"code": GOOD, "mode": "run"}, **JSON)
+    assert response.status_code == 401 and "log in" in response.json()["error"]
+    assert client.post("/problems/48/submit", {"code": GOOD}).status_code == 302
+    assert Submission.objects.count() == 0
+
+
+def test_unpublished_problems_are_404_for_students_and_visible_to_staff(client, alice, charlie):
+    make_problem(50, slug="draft", published=False)
+    assert login(client, alice).get("/problems/50/").status_code == 404
+    assert client.post("/problems/50/submit", {"code": GOOD}, **JSON).status_code == 404
+    assert login(Client(), charlie).get("/problems/50/").status_code == 200
+
+
+def test_run_from_the_page_returns_the_polling_url(client, alice, problem, enqueued):
+    response = login(client, alice).post(
+        "/problems/48/submit", {"code": GOOD, "mode": "run"}, **JSON
+    )
+    assert response.status_code == 201
+    body = response.json()
+    assert body["poll"] == f"/api/v1/submissions/{body['id']}"
+    poll = client.get(body["poll"]).json()  # the session is enough to read one's own
+    assert (poll["status"], poll["queue_position"]) == ("queued", 1)
+
+
+@pytest.mark.parametrize(
+    ("code", "mode", "words"),
+    [("", "run", "code is empty"), ("x" * 70_000, "run", "limit is"), (GOOD, "nope", "mode")],
+)
+def test_bad_input_gets_a_clear_message(client, alice, problem, enqueued, code, mode, words):
+    response = login(client, alice).post(
+        "/problems/48/submit", {"code": code, "mode": mode}, **JSON
+    )
+    assert response.status_code == 400
+    assert words in response.json()["error"]
+    assert Submission.objects.count() == 0
+
+
+def test_the_rate_limit_message_is_shown(client, alice, problem, enqueued, settings):
+    settings.JUDGE_RATE_LIMIT_PER_MINUTE = 1
+    login(client, alice).post("/problems/48/submit", {"code": GOOD, "mode": "run"}, **JSON)
+    response = client.post("/problems/48/submit", {"code": GOOD, "mode": "run"}, **JSON)
+    assert response.status_code == 429 and "per minute" in response.json()["error"]
+    follow = client.post("/problems/48/submit", {"code": GOOD, "mode": "run"}, follow=True)
+    assert "per minute" in follow.content.decode()  # without JS: a message on the page
+
+
+def test_an_unfinished_submission_is_resumed_on_refresh(client, alice, problem, enqueued):
+    sub = services.submission_create(alice, problem, GOOD, "run")
+    page = login(client, alice).get("/problems/48/").content.decode()
+    assert f'data-resume="/api/v1/submissions/{sub.pk}"' in page
+
+
+def test_the_submission_page_shows_tests_feedback_and_benchmark(
+    client, alice, problem, inline_judging
+):
+    good = services.submission_create(alice, problem, GOOD, "submit")
+    wrong = services.submission_create(alice, problem, "# WRONG\n", "run")
+    login(client, alice)
+    page = client.get(f"/submissions/{good.pk}/").content.decode()
+    assert "Speedup 2.50×" in page and "<svg" in page and "hidden_1 (hidden)" in page
+    assert "v-test-1" in page and "return weight[ids]" in page
+    page = client.get(f"/submissions/{wrong.pk}/").content.decode()
+    assert 'data-verdict="WA"' in page
+    assert "worst element at index [1, 2]: expected 0.0, got 0.5" in page
+    assert "3 of 12 elements differ" in page
+
+
+def test_a_live_submission_page_polls(client, alice, problem, enqueued):
+    sub = services.submission_create(alice, problem, GOOD, "run")
+    page = login(client, alice).get(f"/submissions/{sub.pk}/").content.decode()
+    assert 'id="live-progress"' in page and "position 1 in the queue" in page
+
+
+def test_only_the_author_and_staff_see_a_submission(client, alice, bob, charlie, problem, enqueued):
+    sub = services.submission_create(alice, problem, GOOD, "run")
+    assert login(client, bob).get(f"/submissions/{sub.pk}/").status_code == 404
+    staff_page = login(Client(), charlie).get(f"/submissions/{sub.pk}/").content.decode()
+    assert "return weight[ids]" in staff_page
+
+
+def test_history_is_mine_filterable_and_staff_can_see_everyone(
+    client, alice, bob, charlie, problem, inline_judging
+):
+    mine = services.submission_create(alice, problem, GOOD, "submit")
+    wrong = services.submission_create(alice, problem, "WRONG", "submit")
+    bobs = services.submission_create(bob, problem, GOOD, "submit")
+    login(client, alice)
+    page = client.get("/submissions/").content.decode()
+    assert f'data-id="{mine.pk}"' in page and f'data-id="{bobs.pk}"' not in page
+    page = client.get("/submissions/?verdict=WA&problem=48").content.decode()
+    assert f'data-id="{wrong.pk}"' in page and f'data-id="{mine.pk}"' not in page
+    page = client.get("/submissions/?who=all").content.decode()
+    assert f'data-id="{bobs.pk}"' not in page  # only staff may ask for everyone
+    page = login(Client(), charlie).get("/submissions/?who=all").content.decode()
+    assert f'data-id="{bobs.pk}"' in page and f'data-id="{mine.pk}"' in page
+
+
+def test_the_leaderboards_rank_speedups_and_solved_counts(
+    client, alice, bob, problem, inline_judging
+):
+    first = services.submission_create(alice, problem, GOOD, "submit")
+    second = services.submission_create(bob, problem, GOOD, "submit")
+    Submission.objects.filter(pk=second.pk).update(
+        benchmark={"speedup": 3.0, "submission_ms": 1, "baseline_ms": 3}
+    )
+    services.submission_create(bob, problem, GOOD, "run")  # Run never counts
+    page = client.get("/problems/48/leaderboard/").content.decode()
+    assert page.index("bob") < page.index("alice")
+    assert "3.00×" in page and "2.50×" in page
+    assert first.pk != second.pk
+    overall = client.get("/leaderboard/").content.decode()
+    assert "alice" in overall and "bob" in overall
+
+
+def test_a_tie_goes_to_the_earlier_submission(client, alice, bob, problem, inline_judging):
+    services.submission_create(bob, problem, GOOD, "submit")
+    services.submission_create(alice, problem, GOOD, "submit")
+    page = client.get("/problems/48/leaderboard/").content.decode()
+    assert page.index("bob") < page.index("alice")
+
+
+def test_the_token_page_creates_and_shows_a_token(client, alice):
+    login(client, alice)
+    assert "no API token yet" in client.get("/accounts/token/").content.decode()
+    page = client.post("/accounts/token/", follow=True).content.decode()
+    from judge_site.accounts.models import ApiToken
+
+    assert ApiToken.objects.get(user=alice).key in page
+
+
+def test_a_queued_submission_shows_queued_in_history(client, alice, problem, enqueued):
+    services.submission_create(alice, problem, GOOD, "run")
+    page = login(client, alice).get("/submissions/?verdict=queued").content.decode()
+    assert Status.QUEUED in page
