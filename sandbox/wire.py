@@ -15,6 +15,7 @@ both sides observe a call with the same semantics.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import traceback
 from collections.abc import Callable
@@ -107,7 +108,7 @@ class _Encoder:
         if dtype is None:
             return {"t": "unsupported", "type": f"tensor of {plain.dtype}"}
         flat = plain.reshape(-1).clone()
-        data = bytes(flat.view(torch.uint8).untyped_storage()) if flat.numel() else b""
+        data = ctypes.string_at(flat.data_ptr(), flat.numel() * flat.element_size()) if flat.numel() else b""
         node = {
             "t": "tensor",
             "cls": cls,

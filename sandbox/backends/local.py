@@ -43,7 +43,7 @@ RUNNER = Path(__file__).resolve().parent.parent / "runner.py"
 REPO_ROOT = RUNNER.parent.parent
 OUTPUT_NAME = ".judge-output"
 # torch maps a lot of address space it never touches; the limit is memory_mib plus this.
-ADDRESS_SPACE_HEADROOM_MIB = 2048
+ADDRESS_SPACE_HEADROOM_MIB = 1024
 FILE_SIZE_LIMIT_MIB = 64
 
 

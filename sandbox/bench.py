@@ -1,0 +1,244 @@
+"""The benchmark: the student's function against the baseline kernel, in the same sandbox.
+
+Per shape: warm-up, then rounds in which the baseline and the submission are each timed once,
+in a random order, on fresh inputs built from a fresh seed, until the median of both has a
+relative standard error under ``target_rel_error`` or the time budget is spent. The runner
+reports each time; the grader does not trust it:
+
+* at rounds it picks at random (the sandbox cannot predict them) it fetches the submission's
+  last timed output and compares it with the reference run here on the same inputs: a
+  mismatch makes the judging WA;
+* every reported time must fit inside the grader's own round trip of that request and be
+  above a physical floor; and the part of the round trip outside the timed region must not
+  be much larger for the submission than for the baseline (work hidden outside the clock, or
+  a patched clock). Otherwise the benchmark is not verified: the speedup then comes from the
+  grader's own round-trip clock and the result says so.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sandbox import wire
+from sandbox.compare import compare
+from sandbox.contracts import BenchmarkResult, TestResult, Verdict, WrongKind
+from sandbox.problem import BenchShape, Call, Case, ProblemPackage
+
+if TYPE_CHECKING:
+    from sandbox.grader import Session
+
+FLOOR_NS = 1_000  # no call through the runner is faster than a microsecond
+WARMUP_ROUNDS = 3
+MIN_ROUNDS = 7
+MAX_ROUNDS = 5_000
+VERIFY_PROBABILITY = 0.1
+GAP_ABS_NS = 500_000  # allowed extra time outside the clock, absolute part
+GAP_REL = 0.5  # and relative to the submission's median
+
+
+@dataclass
+class Series:
+    times_ns: list[int] = field(default_factory=list)
+    round_trips_ns: list[int] = field(default_factory=list)
+
+    @property
+    def gaps_ns(self) -> list[int]:
+        return [rt - t for rt, t in zip(self.round_trips_ns, self.times_ns, strict=True)]
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    if len(values) < 2:
+        v = values[0] if values else 0.0
+        return v, v, v
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, q2, q3
+
+
+def relative_error(values: list[float]) -> float:
+    """Relative standard error of the median, estimated from the IQR (normal approximation)."""
+    if len(values) < 3:
+        return math.inf
+    q1, median, q3 = quartiles(values)
+    if median <= 0:
+        return math.inf
+    sigma = (q3 - q1) / 1.349
+    return 1.2533 * sigma / math.sqrt(len(values)) / median
+
+
+def spread(values: list[float]) -> float:
+    """Relative half-width of the middle 50%."""
+    q1, median, q3 = quartiles(values)
+    return (q3 - q1) / 2 / median if median > 0 else 0.0
+
+
+def check_times(sub: Series, base: Series) -> str:
+    """'' when the reported times agree with the grader's clock, else why they don't."""
+    for name, series in (("submission", sub), ("baseline", base)):
+        for t, rt in zip(series.times_ns, series.round_trips_ns, strict=True):
+            if t > rt:
+                return f"a reported {name} time is longer than the grader's own round trip"
+            if t < FLOOR_NS:
+                return f"a reported {name} time is below the physical floor of {FLOOR_NS} ns"
+    sub_gap = statistics.median(sub.gaps_ns)
+    base_gap = statistics.median(base.gaps_ns)
+    sub_median = statistics.median(sub.times_ns)
+    if sub_gap - base_gap > max(GAP_ABS_NS, GAP_REL * sub_median):
+        return (
+            f"the submission spent {(sub_gap - base_gap) / 1e6:.3f} ms more than the baseline "
+            "outside its reported time: the times cannot be trusted"
+        )
+    return ""
+
+
+class _Verifier:
+    def __init__(self, package: ProblemPackage, shape: BenchShape) -> None:
+        self.fn = getattr(package.load_reference(), shape.fn)
+        self.shape = shape
+        self.tolerances = package.tolerances
+        self.case = Case(name=f"benchmark {shape.name}", fn=shape.fn, make=lambda gen: Call())
+
+    def check(self, session: Session, seed: int, timeout_s: float) -> TestResult | None:
+        reply, blob = session.request({"op": "last_output", "which": "submission"}, timeout_s, "the benchmark")
+        got_value = session.value(reply, blob, "value")
+        expected_value = self.fn(*wire.build_inputs(self.shape.args, seed))
+        expected = {"kind": "return", "value": expected_value, "inputs_modified": [], "grads": None}
+        got = {"kind": "return", "value": got_value, "inputs_modified": [], "grads": None}
+        outcome = compare(expected, got, self.case, self.tolerances)
+        if outcome.verdict == Verdict.AC:
+            return None
+        return TestResult(
+            name=f"benchmark {self.shape.name}",
+            public=False,
+            verdict=Verdict.WA,
+            message="your function's output during the benchmark differs from the reference",
+            wrong_kind=outcome.wrong_kind or WrongKind.VALUE,
+        )
+
+
+def _time_one(
+    session: Session, which: str, shape: BenchShape, baseline: str, seed: int, device: str, timeout_s: float
+) -> tuple[int, int]:
+    message: dict[str, Any] = {"op": "time", "which": which, "specs": shape.args, "seed": seed, "device": device}
+    if which == "baseline":
+        message["baseline"] = baseline
+    else:
+        message["fn"] = shape.fn
+    reply, _ = session.request(message, timeout_s, f"the benchmark ({shape.name})")
+    reported = reply.get("time_ns")
+    if type(reported) is not int:
+        reported = -1
+    return reported, session.last_round_trip_ns
+
+
+def bench_shape(
+    session: Session,
+    package: ProblemPackage,
+    shape: BenchShape,
+    device: str,
+    budget_s: float,
+    rng: random.Random,
+) -> tuple[BenchmarkResult | None, TestResult | None]:
+    assert package.benchmark is not None
+    baseline = shape.baseline or package.benchmark.baseline
+    timeout_s = package.limits.time_s + 0.5
+    verifier = _Verifier(package, shape)
+    target = package.benchmark.target_rel_error
+    sub, base = Series(), Series()
+    deadline = time.monotonic() + budget_s
+    verify_round = rng.randrange(WARMUP_ROUNDS, WARMUP_ROUNDS + MIN_ROUNDS)  # one at least
+    rounds = 0
+    while rounds < MAX_ROUNDS:
+        order = ["submission", "baseline"]
+        rng.shuffle(order)
+        verify = rounds == verify_round or rng.random() < VERIFY_PROBABILITY
+        for which in order:
+            seed = rng.getrandbits(62)
+            reported, round_trip = _time_one(session, which, shape, baseline, seed, device, timeout_s)
+            if which == "submission" and verify:
+                wrong = verifier.check(session, seed, timeout_s)
+                if wrong is not None:
+                    return None, wrong
+            if rounds >= WARMUP_ROUNDS:
+                series = sub if which == "submission" else base
+                series.times_ns.append(reported)
+                series.round_trips_ns.append(round_trip)
+        rounds += 1
+        measured = rounds - WARMUP_ROUNDS
+        if measured >= MIN_ROUNDS and (
+            time.monotonic() > deadline
+            or max(relative_error([float(t) for t in sub.times_ns]), relative_error([float(t) for t in base.times_ns]))
+            <= target
+        ):
+            break
+    problem = check_times(sub, base)
+    if problem:
+        sub_ms = statistics.median(sub.round_trips_ns) / 1e6
+        base_ms = statistics.median(base.round_trips_ns) / 1e6
+        note = f"timing rejected: {problem}; speedup from the grader's round-trip clock"
+        return BenchmarkResult(
+            speedup=base_ms / sub_ms,
+            submission_ms=sub_ms,
+            baseline_ms=base_ms,
+            repetitions=len(sub.times_ns),
+            shape=shape.name,
+            verified=False,
+            note=note,
+        ), None
+    sub_ms = statistics.median(sub.times_ns) / 1e6
+    base_ms = statistics.median(base.times_ns) / 1e6
+    return BenchmarkResult(
+        speedup=base_ms / sub_ms,
+        submission_ms=sub_ms,
+        baseline_ms=base_ms,
+        submission_spread=spread([float(t) for t in sub.times_ns]),
+        baseline_spread=spread([float(t) for t in base.times_ns]),
+        repetitions=len(sub.times_ns),
+        shape=shape.name,
+        verified=True,
+    ), None
+
+
+def combine(results: list[BenchmarkResult]) -> BenchmarkResult:
+    """One result for several shapes: geometric-mean speedup, summed medians."""
+    if len(results) == 1:
+        return results[0]
+    speedup = math.exp(sum(math.log(r.speedup) for r in results) / len(results))
+    notes = "; ".join(
+        f"{r.shape}: x{r.speedup:.2f} ({r.submission_ms:.3f} vs {r.baseline_ms:.3f} ms)" for r in results
+    )
+    extra = "; ".join(r.note for r in results if r.note)
+    return BenchmarkResult(
+        speedup=speedup,
+        submission_ms=sum(r.submission_ms for r in results),
+        baseline_ms=sum(r.baseline_ms for r in results),
+        submission_spread=max(r.submission_spread for r in results),
+        baseline_spread=max(r.baseline_spread for r in results),
+        repetitions=min(r.repetitions for r in results),
+        shape=", ".join(r.shape for r in results),
+        verified=all(r.verified for r in results),
+        note=f"geometric mean over shapes; {notes}" + (f"; {extra}" if extra else ""),
+    )
+
+
+def run_benchmark(
+    session: Session, package: ProblemPackage, device: str
+) -> tuple[BenchmarkResult | None, TestResult | None]:
+    """(result, None), or (None, a WA test result) when a timed output was wrong."""
+    bench = package.benchmark
+    if bench is None or not bench.shapes:
+        return None, None
+    rng = random.SystemRandom()
+    budget = bench.max_time_s / len(bench.shapes)
+    results = []
+    for shape in bench.shapes:
+        result, wrong = bench_shape(session, package, shape, device, budget, rng)
+        if wrong is not None:
+            return None, wrong
+        assert result is not None
+        results.append(result)
+    return combine(results), None

@@ -1,0 +1,85 @@
+"""What a student is told about one test: full detail for public tests, filtered for hidden ones.
+
+A public WA names the worst element (index, expected, got, absolute and relative error) and how
+many elements differ; an RE shows the traceback trimmed to the student's own frames. A hidden
+test says only what the package's ``feedback_hidden`` policy allows: the verdict, a short
+category ("wrong answer: dtype"), or everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sandbox.contracts import FeedbackPolicy, TestResult, Verdict, WrongKind
+
+VERDICT_WORDS = {
+    Verdict.AC: "accepted",
+    Verdict.WA: "wrong answer",
+    Verdict.TLE: "time limit exceeded",
+    Verdict.MLE: "memory limit exceeded",
+    Verdict.OLE: "output limit exceeded",
+    Verdict.RE: "runtime error",
+    Verdict.CE: "compilation error",
+    Verdict.IE: "internal error (ours, not yours)",
+    Verdict.SK: "skipped: an earlier test ended your program",
+}
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def explain(message: str, details: dict[str, Any]) -> str:
+    """The full message of a test: the comparison's message plus the worst element or the
+    traceback, as a student reads it."""
+    lines = [message] if message else []
+    if "index" in details and "expected" in details:
+        line = (
+            f"worst element at index {details['index']}: expected {_num(details['expected'])}, "
+            f"got {_num(details['got'])}"
+        )
+        if details.get("abs_error") is not None:
+            line += f" (abs error {_num(details['abs_error'])}"
+            if details.get("rel_error") is not None:
+                line += f", rel error {_num(details['rel_error'])}"
+            line += ")"
+        lines.append(line)
+        if "atol" in details:
+            lines.append(f"tolerance: atol={details['atol']:g}, rtol={details['rtol']:g}")
+    if details.get("traceback"):
+        lines.append(str(details["traceback"]))
+    return "\n".join(lines)
+
+
+def category(verdict: Verdict, wrong_kind: WrongKind | None, details: dict[str, Any]) -> str:
+    words = VERDICT_WORDS.get(verdict, str(verdict))
+    if verdict == Verdict.WA and wrong_kind is not None:
+        return f"{words}: {wrong_kind.value.replace('_', ' ')}"
+    if verdict == Verdict.RE and details.get("exception"):
+        return f"{words}: {details['exception']}"
+    return words
+
+
+def for_student(result: TestResult, policy: FeedbackPolicy) -> TestResult:
+    """``result`` as the student may see it. Public tests (and the FULL policy) pass unchanged."""
+    if result.public or policy == FeedbackPolicy.FULL or result.verdict == Verdict.SK:
+        return result
+    if policy == FeedbackPolicy.CATEGORY:
+        message = category(result.verdict, result.wrong_kind, result.details)
+        return TestResult(
+            name=result.name,
+            public=False,
+            verdict=result.verdict,
+            message=message,
+            wrong_kind=result.wrong_kind,
+            time_ms=result.time_ms,
+        )
+    return TestResult(
+        name=result.name,
+        public=False,
+        verdict=result.verdict,
+        message=VERDICT_WORDS.get(result.verdict, ""),
+        time_ms=result.time_ms,
+    )
