@@ -1,0 +1,37 @@
+#!/bin/sh
+# Entrypoint of the web and worker containers.
+#   web     wait for Postgres/Redis, migrate, ensure the admin, sync the problem catalog, gunicorn
+#   worker  wait for Postgres/Redis, then a Celery worker on $WORKER_QUEUES (default: cpu)
+#   other   run it as a command (e.g. "python manage.py shell")
+# A wrong DATABASE_URL/REDIS_URL or a bad setting ends here with one line naming the variable.
+set -eu
+role="${1:-web}"
+
+wait_for_services() {
+    python3 manage.py wait_for_services --timeout "${WAIT_FOR_SERVICES_S:-60}"
+}
+
+case "$role" in
+web)
+    wait_for_services
+    python3 manage.py migrate --noinput
+    python3 manage.py ensure_admin
+    if python3 manage.py help sync_problems >/dev/null 2>&1; then
+        python3 manage.py sync_problems
+    else
+        echo "entrypoint: no sync_problems command yet, catalog not loaded"
+    fi
+    exec gunicorn --config /app/docker/gunicorn.conf.py judge_site.wsgi
+    ;;
+worker)
+    wait_for_services
+    exec celery -A judge_site worker \
+        --queues "${WORKER_QUEUES:-cpu}" \
+        --concurrency "${WORKER_CONCURRENCY:-2}" \
+        --hostname "${WORKER_NAME:-worker}@%h" \
+        --loglevel "${LOG_LEVEL:-INFO}"
+    ;;
+*)
+    exec "$@"
+    ;;
+esac

@@ -1,0 +1,24 @@
+# shellcheck shell=bash
+# Extension of scripts/build_images (sourced; uses its helpers `wheelhouse` and `log`): the
+# images of the compose stack, built offline from the local base image and host wheelhouses.
+#   .cache/wheelhouse/stack-web     requirements/web.txt     (web image: no torch)
+#   .cache/wheelhouse/stack-worker  requirements/worker.txt  (worker image: + torch, numpy)
+#   tensor-judge-{web,worker,redis,postgres}:offline via docker-compose.offline.yml
+# Docker's layer cache makes a second run fast; only changed layers rebuild.
+
+stack_requirements() { grep -v '^\s*#' "$ROOT/$1" | grep -v '^\s*$'; }
+
+build_ext_stack() {
+    local -a web worker
+    mapfile -t web < <(stack_requirements requirements/web.txt)
+    mapfile -t worker < <(stack_requirements requirements/worker.txt)
+    wheelhouse stack-web "${web[@]}"
+    wheelhouse stack-worker "${worker[@]}"
+    local start=$SECONDS
+    log "compose stack images (offline build from $BASE_IMAGE)"
+    # Interpolation needs these two set; they are not used by the build itself.
+    (cd "$ROOT" && SECRET_KEY="${SECRET_KEY:-build-only}" POSTGRES_PASSWORD="${POSTGRES_PASSWORD:-build-only}" \
+        LOCAL_BASE_IMAGE="$BASE_IMAGE" docker compose -f docker-compose.yml \
+        -f docker-compose.offline.yml build --quiet web worker redis postgres)
+    log "compose stack images ready in $((SECONDS - start)) s"
+}
