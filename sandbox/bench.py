@@ -37,8 +37,8 @@ WARMUP_ROUNDS = 3
 MIN_ROUNDS = 7
 MAX_ROUNDS = 5_000
 VERIFY_PROBABILITY = 0.1
-GAP_ABS_NS = 500_000  # allowed extra time outside the clock, absolute part
-GAP_REL = 0.5  # and relative to the submission's median
+GAP_ABS_NS = 1_000_000  # allowed extra time outside the clock, absolute part
+GAP_REL = 0.5  # and relative to the submission's median or the baseline's gap
 
 
 @dataclass
@@ -87,7 +87,9 @@ def check_times(sub: Series, base: Series) -> str:
     sub_gap = statistics.median(sub.gaps_ns)
     base_gap = statistics.median(base.gaps_ns)
     sub_median = statistics.median(sub.times_ns)
-    if sub_gap - base_gap > max(GAP_ABS_NS, GAP_REL * sub_median):
+    # Outside the clock both sides do the same work (build inputs, frames), so the gaps should
+    # agree up to noise, which grows with that work: hence the relative terms.
+    if sub_gap - base_gap > max(GAP_ABS_NS, GAP_REL * sub_median, GAP_REL * base_gap):
         return (
             f"the submission spent {(sub_gap - base_gap) / 1e6:.3f} ms more than the baseline "
             "outside its reported time: the times cannot be trusted"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox.contracts import FeedbackPolicy, TestResult, Verdict, WrongKind
+from sandbox.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict, WrongKind
 
 VERDICT_WORDS = {
     Verdict.AC: "accepted",
@@ -83,3 +83,32 @@ def for_student(result: TestResult, policy: FeedbackPolicy) -> TestResult:
         message=VERDICT_WORDS.get(result.verdict, ""),
         time_ms=result.time_ms,
     )
+
+
+def format_result(result: JudgeResult) -> str:
+    """A judging as a person reads it in a terminal: one line per test, then the benchmark."""
+    lines = [f"verdict: {result.verdict} ({VERDICT_WORDS.get(result.verdict, '')})"]
+    if result.message:
+        lines.append(result.message)
+    for test in result.tests:
+        where = "public" if test.public else "hidden"
+        timing = f" {test.time_ms:.1f} ms" if test.time_ms is not None else ""
+        lines.append(f"  [{test.verdict:>3}] {test.name} ({where}){timing}")
+        if test.message and test.verdict != Verdict.AC:
+            lines.extend(f"        {line}" for line in test.message.splitlines())
+    bench = result.benchmark
+    if bench is not None:
+        lines.append(
+            f"benchmark: speedup x{bench.speedup:.3f} (yours {bench.submission_ms:.4f} ms, "
+            f"baseline {bench.baseline_ms:.4f} ms, {bench.repetitions} repetitions"
+            + ("" if bench.verified else ", NOT verified")
+            + ")"
+        )
+        if bench.note:
+            lines.append(f"  {bench.note}")
+    env = result.environment
+    lines.append(
+        "environment: "
+        + ", ".join(f"{k}={env[k]}" for k in ("backend", "device", "torch", "python") if k in env)
+    )
+    return "\n".join(lines)

@@ -216,7 +216,7 @@ class _Judging:
         self.package, self.source, self.cases, self.reference = package, source, cases, reference
         self.secret, self.mode, self.on_progress, self.env = secret, mode, on_progress, env
         self.results: list[TestResult] = []
-        self.device = "cuda" if package.device == "gpu" else "cpu"
+        self.device = "cpu"
 
     def result(self, verdict: Verdict, message: str = "") -> JudgeResult:
         return JudgeResult(verdict, self.results, None, self.env, message, self.package.version)
@@ -239,6 +239,10 @@ class _Judging:
         for key in ("python", "torch", "triton", "device", "cpu", "cuda"):
             if key in hello:
                 self.env[key] = hello[key]
+        # A GPU problem runs on the GPU when the sandbox has one, else on the CPU (Triton's
+        # interpreter, or a CPU-only development machine).
+        has_cuda = str(hello.get("device", "")).startswith("cuda")
+        self.device = "cuda" if self.package.device != "cpu" and has_cuda else "cpu"
         verdict = self.load(session)
         if verdict is not None:
             return verdict

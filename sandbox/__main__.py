@@ -1,0 +1,58 @@
+"""Offline command line: ``python -m sandbox judge problems/<folder> FILE``.
+
+Judges a file against a problem package on this machine, by default with the public tests
+(``--mode run``) and the local backend, which is NOT a security boundary: judge only code
+you trust (your own). Exit status 0 whenever the judging completed, whatever the verdict;
+1 when the judge itself failed (a broken package, an internal error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from sandbox.contracts import Mode, Verdict
+from sandbox.problem import PackageError, load_package
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sandbox")
+    commands = parser.add_subparsers(dest="command", required=True)
+    judge_cmd = commands.add_parser("judge", help="judge FILE against the package in PROBLEM_DIR")
+    judge_cmd.add_argument("problem_dir", type=Path)
+    judge_cmd.add_argument("file", type=Path)
+    judge_cmd.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.RUN.value)
+    judge_cmd.add_argument("--json", action="store_true", help="print one JSON object")
+    judge_cmd.add_argument("--backend", default="local")
+    judge_cmd.add_argument(
+        "--kernels-root", type=Path, default=None, help="folder holding kernels/ (local backend)"
+    )
+    args = parser.parse_args(argv)
+
+    from sandbox.backends import get_backend
+    from sandbox.feedback import format_result
+    from sandbox.grader import judge
+
+    try:
+        package = load_package(args.problem_dir)
+        source = args.file.read_text(encoding="utf-8", errors="replace")
+    except (PackageError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    options: dict[str, object] = {}
+    if args.kernels_root is not None:
+        options["kernels_root"] = args.kernels_root
+    try:
+        backend = get_backend(args.backend, **options)
+    except (ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    result = judge(package, source, mode=Mode(args.mode), backend=backend)
+    print(json.dumps(result.to_json()) if args.json else format_result(result))
+    return 1 if result.verdict == Verdict.IE else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
