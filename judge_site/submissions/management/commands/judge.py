@@ -15,8 +15,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from sandbox.contracts import Mode, Verdict
-from sandbox.problem import PackageError, find_package
 from sandbox.feedback import format_result
+from sandbox.problem import PackageError, find_package
 
 
 class Command(BaseCommand):
