@@ -1,0 +1,55 @@
+"""Computes the first call of each function correctly, then replays that answer for every
+later call (a memo that ignores its inputs). Expected: WA."""
+
+import torch
+
+
+def _embed(ids, weight, pad_id):
+    is_pad = ids == pad_id
+    bad = ~is_pad & ((ids < 0) | (ids >= weight.shape[0]))
+    if bool(bad.any()):
+        raise IndexError("id out of range")
+    rows = weight[torch.where(is_pad, torch.zeros_like(ids), ids)]
+    return torch.where(is_pad.unsqueeze(-1), torch.zeros((), dtype=weight.dtype), rows)
+
+
+def _last_token_logits(hidden, weight, mask):
+    t = mask.shape[1]
+    last = t - 1 - torch.flip(mask.to(torch.int64), dims=[1]).argmax(dim=1)
+    return hidden[torch.arange(hidden.shape[0]), last] @ weight.T
+
+
+def _pad_batch(seqs, pad_id, side="right"):
+    if side not in ("right", "left"):
+        raise ValueError(f"side must be right or left, not {side!r}")
+    t = max((len(s) for s in seqs), default=0)
+    ids = torch.full((len(seqs), t), pad_id, dtype=torch.int64)
+    mask = torch.zeros((len(seqs), t), dtype=torch.bool)
+    for i, s in enumerate(seqs):
+        if not s:
+            continue
+        cols = slice(0, len(s)) if side == "right" else slice(t - len(s), t)
+        ids[i, cols] = torch.tensor(s, dtype=torch.int64)
+        mask[i, cols] = True
+    return ids, mask
+
+
+_memo = {}
+
+
+def embed(ids, weight, pad_id):
+    if "embed" not in _memo:
+        _memo["embed"] = _embed(ids, weight, pad_id)
+    return _memo["embed"]
+
+
+def last_token_logits(hidden, weight, mask):
+    if "logits" not in _memo:
+        _memo["logits"] = _last_token_logits(hidden, weight, mask)
+    return _memo["logits"]
+
+
+def pad_batch(seqs, pad_id, side="right"):
+    if "pad" not in _memo:
+        _memo["pad"] = _pad_batch(seqs, pad_id, side)
+    return _memo["pad"]

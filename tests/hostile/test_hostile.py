@@ -1,0 +1,219 @@
+"""Hostile submissions for problem 48, judged for real: grader + Docker backend.
+
+Every file under submissions/ is a student file that attacks the judge one way; EXPECT says
+which verdicts it may get (never AC unless it really is correct). For each judging we also
+check that it ended within the limits plus a margin, that its container is gone, and that this
+process (the worker's stand-in) is still healthy. A copy of the package with small limits keeps
+the suite short.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox.backends.base import Backend, get_backend
+from sandbox.contracts import JudgeResult, Limits, Mode, Verdict
+from sandbox.problem import ProblemPackage, load_package
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBMISSIONS = Path(__file__).with_name("submissions")
+PROBLEM = ROOT / "problems" / "048-embedding-tied-head-padding"
+LIMITS = Limits(time_s=2.0, memory_mib=512, output_kib=64, pids=128, tmpfs_mib=32)
+# Start-up (container + torch import on a busy 2-core machine) plus every public test at its
+# limit would be far more; a judging that ends in a fatal fault must end well before this.
+MAX_JUDGING_S = 40.0
+NOT_AC = frozenset(Verdict) - {Verdict.AC, Verdict.SK}
+TEST_LABEL = "tensor-judge.test"
+
+
+@dataclass(frozen=True)
+class Expect:
+    verdicts: frozenset[Verdict]
+    mode: Mode = Mode.RUN
+    says: str = ""  # a substring the first non-AC test's message (or the judging's) must hold
+
+
+def one(*verdicts: Verdict, **kw: Any) -> Expect:
+    return Expect(frozenset(verdicts), **kw)
+
+
+EXPECT: dict[str, Expect] = {
+    "correct_control": one(Verdict.AC),
+    "infinite_loop": one(Verdict.TLE),
+    "sleep_forever": one(Verdict.TLE),
+    "fork_bomb": Expect(NOT_AC - {Verdict.IE}),
+    "thread_bomb": Expect(NOT_AC - {Verdict.IE}),
+    "memory_bomb": one(Verdict.MLE),
+    "disk_fill": Expect(NOT_AC - {Verdict.IE}),
+    "big_output": one(Verdict.OLE),
+    "network": one(Verdict.RE, Verdict.WA, says="connected=0"),
+    "netinfo": one(Verdict.RE, Verdict.WA, says="ifaces=['lo'] names=['lo'] routes=0"),
+    "find_tests": one(Verdict.RE, Verdict.WA, says="found=[]"),
+    "env_secrets": one(Verdict.RE, Verdict.WA, says="env=["),
+    "forged_frame": Expect(NOT_AC - {Verdict.IE}),
+    "monkeypatch": one(Verdict.WA),
+    "cache_outputs": one(Verdict.WA, mode=Mode.SUBMIT),
+    "modify_inputs": one(Verdict.WA),
+    "lazy_tensor": one(Verdict.WA),
+    "exit_early": one(Verdict.RE),
+    "exit_at_import": one(Verdict.CE, Verdict.RE),
+    "kill_parent": one(Verdict.RE),
+    "background_process": one(Verdict.AC),
+    "syntax_error": one(Verdict.CE),
+}
+
+# Names of variables a worker really has; none may be visible inside the sandbox.
+CANARIES = {
+    "SECRET_KEY": "canary-secret-key",
+    "DATABASE_URL": "postgres://postgres:canary-password@127.0.0.1:5432/postgres",
+    "REDIS_URL": "redis://:canary-password@127.0.0.1:6379/0",
+    "JUDGE_SECRET_SEED": "canary-seed",
+}
+
+
+@pytest.fixture(scope="module")
+def package() -> ProblemPackage:
+    if not (PROBLEM / "problem.toml").is_file():
+        pytest.skip("problem 48 is not in the catalog yet")
+    return dataclasses.replace(load_package(PROBLEM), limits=LIMITS)
+
+
+@pytest.fixture(scope="module")
+def backend(docker_client: Any, sandbox_image: str) -> Backend:
+    return get_backend("docker", image=sandbox_image)
+
+
+class Listener:
+    """A TCP listener on the host's loopback that records every connection and byte."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.received = b""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            with conn:
+                conn.settimeout(1)
+                try:
+                    self.received += conn.recv(65536)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.sock.close()
+
+
+@pytest.fixture()
+def listener() -> Iterator[Listener]:
+    lst = Listener()
+    yield lst
+    lst.close()
+
+
+def host_processes_with(marker: str) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in cmdline:
+            found.append(int(pid))
+    return found
+
+
+def first_fault_message(result: JudgeResult) -> str:
+    for test in result.tests:
+        if test.verdict not in (Verdict.AC, Verdict.SK):
+            return f"{test.message} {test.details}"
+    return result.message
+
+
+@pytest.mark.parametrize("name", sorted(EXPECT))
+def test_it_withstands(
+    name: str,
+    package: ProblemPackage,
+    backend: Backend,
+    docker_client: Any,
+    listener: Listener,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sandbox.grader import judge
+
+    expect = EXPECT[name]
+    marker = f"hostile-{uuid.uuid4().hex}"
+    source = (SUBMISSIONS / f"{name}.py").read_text()
+    source = source.replace("__PORT__", str(listener.port)).replace("__MARKER__", marker)
+    for key, value in CANARIES.items():
+        monkeypatch.setenv(key, value)
+    run_id = uuid.uuid4().hex
+
+    t0 = time.monotonic()
+    result = judge(package, source, mode=expect.mode, backend=backend, labels={TEST_LABEL: run_id})
+    elapsed = time.monotonic() - t0
+
+    summary = f"{name}: {result.verdict} in {elapsed:.1f}s; {first_fault_message(result)[:800]!r}"
+    assert result.verdict in expect.verdicts, summary
+    assert result.verdict != Verdict.IE, summary
+    if expect.says:
+        assert expect.says in first_fault_message(result), summary
+    assert elapsed < MAX_JUDGING_S, summary
+    # Nothing left: no container, no process of it on the host, nothing reached the host.
+    left = docker_client.containers.list(all=True, filters={"label": f"{TEST_LABEL}={run_id}"})
+    for container in left:
+        container.remove(force=True)
+    assert not left, f"{summary}; containers left behind"
+    assert not host_processes_with(marker), f"{summary}; a process of the sandbox survived"
+    assert listener.connections == 0 and listener.received == b"", summary
+    for value in CANARIES.values():
+        assert value not in str(result.to_json()), summary
+    assert docker_client.ping()
+
+
+def test_every_submission_has_an_expectation() -> None:
+    files = {p.stem for p in SUBMISSIONS.glob("*.py")}
+    assert files == set(EXPECT)
+
+
+def test_the_image_holds_no_problem_package(docker_client: Any, sandbox_image: str) -> None:
+    """Checked from outside too: no package file, reference or test anywhere in the image."""
+    script = (
+        "find / -xdev \\( -path /proc -o -path /sys \\) -prune -o \\( -name problem.toml "
+        "-o -name statement.md -o -name solution.py -o -name starter.py -o -name '048-*' "
+        "-o -name problems -o \\( -name tests.py -a ! -path '*-packages/*' \\) \\) -print"
+    )
+    out = docker_client.containers.run(
+        sandbox_image, ["sh", "-c", script], remove=True, network_mode="none", user="0:0",
+        labels={TEST_LABEL: "image-scan"},
+    )
+    assert out.decode().strip() == ""
