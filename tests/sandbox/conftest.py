@@ -1,0 +1,50 @@
+"""Fixtures of the engine tests: the toy problem (tests/fixtures/problems/900-toy) judged
+through the real grader and the local backend, with its own stand-in kernels root."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sandbox.backends.base import Backend, get_backend
+from sandbox.contracts import JudgeResult, Mode
+from sandbox.problem import ProblemPackage, load_package
+
+TOY_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "problems" / "900-toy"
+SOLUTIONS = TOY_DIR / "solutions"
+
+
+@pytest.fixture(scope="session")
+def toy() -> ProblemPackage:
+    return load_package(TOY_DIR)
+
+
+@pytest.fixture(scope="session")
+def local_backend() -> Backend:
+    return get_backend("local", kernels_root=TOY_DIR / "kernels_root")
+
+
+JudgeFn = Callable[..., JudgeResult]
+
+
+@pytest.fixture(scope="session")
+def judge_toy(toy: ProblemPackage, local_backend: Backend) -> JudgeFn:
+    """judge_toy(source_or_solution_path, mode) -> JudgeResult, cached per (source, mode)
+    so several tests may read one judging."""
+    from sandbox.grader import judge
+
+    cache: dict[tuple[str, str], JudgeResult] = {}
+
+    def run(source: str, mode: Mode = Mode.SUBMIT, **kwargs: object) -> JudgeResult:
+        if source.endswith(".py") and (SOLUTIONS / source).is_file():
+            source = (SOLUTIONS / source).read_text()
+        key = (source, str(mode))
+        if kwargs:
+            return judge(toy, source, mode=mode, backend=local_backend, **kwargs)  # type: ignore[arg-type]
+        if key not in cache:
+            cache[key] = judge(toy, source, mode=mode, backend=local_backend)
+        return cache[key]
+
+    return run

@@ -1,0 +1,91 @@
+"""The generic runner's protocol, spoken directly (no grader) through the local backend."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import torch
+
+from sandbox import framing, wire
+from sandbox.backends.base import Backend, SandboxSpec
+from sandbox.backends.local import LocalSandbox
+
+SOURCE = '''
+import sys
+
+def double(x):
+    print("doubling")
+    return x * 2
+
+def paths():
+    return list(sys.path)
+
+def boom():
+    return helper()
+
+def helper():
+    return 1 / 0
+'''
+
+
+@pytest.fixture(scope="module")
+def box(local_backend: Backend) -> Iterator[LocalSandbox]:
+    sandbox = local_backend.start(SandboxSpec(wall_time_s=120))
+    assert isinstance(sandbox, LocalSandbox)
+    with sandbox:
+        hello, _ = framing.decode_frame(sandbox.recv(120))
+        assert hello["op"] == "hello"
+        reply = ask(sandbox, {"op": "load", "source": SOURCE, "functions": ["double", "paths", "boom"],
+                              "baselines": ["kernels.toy_baseline:axpy"]})
+        assert reply["status"] == "ok"
+        yield sandbox
+
+
+def ask(box: LocalSandbox, message: dict[str, Any], **values: Any) -> dict[str, Any]:
+    box.send(wire.frame(message, **values))
+    reply, blob = framing.decode_frame(box.recv(30))
+    for key in ("obs", "value"):
+        if key in reply:
+            reply[key] = wire.decode(reply[key], blob, keep_class=True)
+    return reply
+
+
+def call(box: LocalSandbox, fn: str, *args: Any) -> dict[str, Any]:
+    return ask(box, {"op": "call", "fn": fn, "grad_wrt": [], "grad_seed": 0}, args=list(args), kwargs={})
+
+
+def test_a_call_returns_the_observation_and_counts_printed_bytes(box: LocalSandbox) -> None:
+    before = call(box, "double", torch.ones(2))
+    after = call(box, "double", torch.ones(2))
+    obs = after["obs"]
+    assert obs["kind"] == "return" and torch.equal(obs["value"].tensor, torch.full((2,), 2.0))
+    assert after["printed"] - before["printed"] == len("doubling\n")
+
+
+def test_the_submission_is_not_on_sys_path_and_cannot_shadow_modules(box: LocalSandbox) -> None:
+    paths = call(box, "paths")["obs"]["value"]
+    assert not any("submission" in p for p in paths)
+    assert paths[0].endswith("sandbox"), "the runner's own folder comes first"
+
+
+def test_a_raise_carries_a_traceback_of_the_students_file_only(box: LocalSandbox) -> None:
+    obs = call(box, "boom")["obs"]
+    assert obs["kind"] == "raise" and obs["type"] == "ZeroDivisionError"
+    assert "line 15, in helper" in obs["traceback"] and "runner.py" not in obs["traceback"]
+
+
+def test_time_then_last_output_gives_the_timed_result(box: LocalSandbox) -> None:
+    specs = [{"randn": [1000]}, {"randn": [1000]}, 3.0]
+    reply = ask(box, {"op": "time", "which": "baseline", "baseline": "kernels.toy_baseline:axpy",
+                      "specs": specs, "seed": 11, "device": "cpu"})
+    assert reply["ok"] and 0 < reply["time_ns"] < 1e9
+    out = ask(box, {"op": "last_output", "which": "baseline"})["value"].tensor
+    x, y, alpha = wire.build_inputs(specs, 11)
+    assert torch.allclose(out, alpha * x + y)
+
+
+def test_unknown_ops_are_answered_not_fatal(box: LocalSandbox) -> None:
+    assert ask(box, {"op": "format_disk"})["ok"] is False
+    assert call(box, "double", 1)["obs"]["value"] == 2

@@ -1,0 +1,156 @@
+"""The wire codec, benchmark input specs and execute_call: no sandbox involved."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from sandbox import framing, wire
+
+DTYPES = list(wire.DTYPES.values())
+
+
+def roundtrip(value: object, keep_class: bool = False) -> object:
+    tree, blob = wire.encode(value)
+    frame = framing.encode_frame({"v": tree}, blob)
+    message, data = framing.decode_frame(frame)
+    return wire.decode(message["v"], data, keep_class=keep_class)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_it_round_trips_tensors_of_every_dtype_bit_for_bit(dtype: torch.dtype) -> None:
+    base = torch.randn(3, 5, generator=torch.Generator().manual_seed(1)) * 10
+    tensor = base.to(dtype) if dtype != torch.bool else base > 0
+    back = roundtrip(tensor)
+    assert isinstance(back, torch.Tensor)
+    assert back.dtype == dtype and back.shape == (3, 5)
+    assert torch.equal(back.view(-1).view(torch.uint8), tensor.contiguous().view(-1).view(torch.uint8))
+
+
+def test_it_round_trips_views_scalars_and_empty_tensors() -> None:
+    big = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    values = [big[:, 1::2], big.t(), torch.tensor(3.5), torch.empty(0, 7), torch.zeros(2, 0, dtype=torch.int64)]
+    for value, back in zip(values, roundtrip(values), strict=True):  # type: ignore[call-overload]
+        assert back.shape == value.shape and torch.equal(back, value)
+
+
+def test_it_keeps_nested_structure_and_python_types() -> None:
+    value = {
+        "a": (1, 2.5, "x", None, True),
+        "b": [[torch.ones(2)], ()],
+        "big": 2**80,
+        "nan": math.nan,
+        "inf": -math.inf,
+    }
+    back = roundtrip(value)
+    assert isinstance(back, dict)
+    assert back["a"] == (1, 2.5, "x", None, True) and type(back["a"]) is tuple
+    assert type(back["b"]) is list and type(back["b"][1]) is tuple
+    assert back["big"] == 2**80
+    assert math.isnan(back["nan"]) and back["inf"] == -math.inf
+
+
+def test_it_reports_the_exact_class_of_a_tensor_subclass() -> None:
+    class Sneaky(torch.Tensor):
+        pass
+
+    back = roundtrip(torch.ones(2).as_subclass(Sneaky), keep_class=True)
+    assert isinstance(back, wire.WireTensor)
+    assert back.cls.endswith("Sneaky") and torch.equal(back.tensor, torch.ones(2))
+
+
+def test_it_marks_unsupported_values_instead_of_failing() -> None:
+    back = roundtrip([object(), {1: 2}])
+    assert isinstance(back, list)
+    assert all(isinstance(v, wire.Unsupported) for v in back)
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        {"t": "tensor", "cls": "torch.Tensor", "dtype": "float32", "shape": [4], "offset": 0, "nbytes": 16},
+        {"t": "tensor", "cls": "torch.Tensor", "dtype": "float32", "shape": [1], "offset": -4, "nbytes": 4},
+        {"t": "tensor", "cls": "torch.Tensor", "dtype": "object", "shape": [1], "offset": 0, "nbytes": 4},
+        {"t": "tensor", "cls": "torch.Tensor", "dtype": "float32", "shape": [-1], "offset": 0, "nbytes": 4},
+        {"t": "pickle", "v": "gASV"},
+        {"t": "float", "v": 1.5},
+        "not a node",
+    ],
+)
+def test_it_rejects_malformed_values(tree: object) -> None:
+    with pytest.raises(wire.WireError):
+        wire.decode(tree, b"\0" * 8)
+
+
+def test_it_rejects_absurd_nesting() -> None:
+    tree: dict[str, object] = {"t": "none"}
+    for _ in range(200):
+        tree = {"t": "list", "v": [tree]}
+    with pytest.raises(wire.WireError):
+        wire.decode(tree, b"")
+
+
+def test_build_inputs_is_deterministic_in_the_seed() -> None:
+    specs = [
+        {"randint": [0, 10], "shape": [3, 4]},
+        {"randn": [5], "dtype": "bfloat16", "scale": 2.0},
+        {"lengths_mask": [6, 7], "side": "left"},
+        7,
+        "text",
+    ]
+    a, b, c = wire.build_inputs(specs, 1), wire.build_inputs(specs, 1), wire.build_inputs(specs, 2)
+    assert all(torch.equal(x, y) for x, y in zip(a[:3], b[:3], strict=True))
+    assert not torch.equal(a[0], c[0])
+    assert a[0].dtype == torch.int64 and int(a[0].max()) < 10
+    assert a[1].dtype == torch.bfloat16
+    assert a[3:] == [7, "text"]
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_lengths_mask_has_one_true_per_row_on_the_right_side(side: str) -> None:
+    (mask,) = wire.build_inputs([{"lengths_mask": [64, 5], "side": side}], 3)
+    assert mask.dtype == torch.bool and mask.shape == (64, 5)
+    assert bool(mask.any(dim=1).all())
+    kept = mask[:, 0] if side == "right" else mask[:, -1]
+    assert bool(kept.all())
+
+
+def test_new_input_kinds_plug_into_the_registry() -> None:
+    @wire.input_kind("ones_for_test")
+    def _ones(spec: dict[str, object], gen: torch.Generator) -> torch.Tensor:
+        return torch.ones(spec["ones_for_test"])  # type: ignore[arg-type]
+
+    try:
+        assert torch.equal(wire.build_inputs([{"ones_for_test": [2]}], 0)[0], torch.ones(2))
+    finally:
+        del wire.INPUT_KINDS["ones_for_test"]
+
+
+def test_execute_call_observes_a_return_without_touching_the_callers_inputs() -> None:
+    x = torch.ones(3)
+    obs = wire.execute_call(lambda t: t.mul_(2), [x], {})
+    assert obs["kind"] == "return"
+    assert obs["inputs_modified"] == ["args[0]"]
+    assert torch.equal(x, torch.ones(3)), "the caller's tensor must be untouched"
+
+
+def test_execute_call_observes_an_exception_with_the_submissions_frames_only() -> None:
+    def inner() -> None:
+        raise KeyError("missing")
+
+    obs = wire.execute_call(lambda: inner(), [], {}, filename=__file__)
+    assert obs["kind"] == "raise" and obs["type"] == "KeyError"
+    assert "LookupError" in obs["mro"]
+    assert 'File "submission.py"' in obs["traceback"] and "wire.py" not in obs["traceback"]
+
+
+def test_execute_call_backpropagates_a_seeded_grad_output() -> None:
+    x = torch.randn(4, generator=torch.Generator().manual_seed(0))
+    first = wire.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=5)
+    again = wire.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=5)
+    other = wire.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=6)
+    assert torch.equal(first["grads"][0], again["grads"][0])
+    assert not torch.equal(first["grads"][0], other["grads"][0])
+    assert first["inputs_modified"] == [] and not first["value"].requires_grad
