@@ -27,7 +27,7 @@ def embed(ids: torch.Tensor, weight: torch.Tensor, pad_id: int) -> torch.Tensor:
         raise IndexError(f"token id {first} is outside the vocabulary [0, {vocab})")
     if vocab == 0:  # every id is padding
         return weight.new_zeros(*ids.shape, weight.shape[1]) + weight.sum() * 0
-    rows = weight[ids.masked_fill(is_pad, 0)]
+    rows = torch.nn.functional.embedding(ids.masked_fill(is_pad, 0), weight)
     return rows.masked_fill(is_pad.unsqueeze(-1), 0)
 
 

@@ -49,17 +49,19 @@ def _embed_bad_id(gen: torch.Generator, *, bad: int, pad_id: int) -> Call:
     return Call((ids, _weight(gen, 20, 4), pad_id))
 
 
+# embed outputs are compared with the float tolerance, not bit for bit: a correct `out * mask`
+# gives -0.0 at padding, which is a zero too.
 CASES: list[Case] = [
     Case(
         "example_embed", "embed",
         lambda g: Call((torch.tensor([[2, 3, 0], [1, 0, 0]]), torch.tensor(W4), 0)),
-        public=True, exact=True,
+        public=True,
         note="pad_id = 0 selects a zero vector although row 0 of the table is [9, 9]",
     ),
     Case(
         "example_embed_pad_minus_one", "embed",
         lambda g: Call((torch.tensor([3, -1, 0]), torch.tensor(W4), -1)),
-        public=True, exact=True,
+        public=True,
         note="pad_id = -1 lies outside the vocabulary; id 0 is an ordinary token here",
     ),
     Case(
@@ -90,23 +92,23 @@ CASES: list[Case] = [
         public=True, exact=True, note="left padding with pad_id = -1",
     ),
     # hidden: embed
-    Case("embed_random", "embed", lambda g: _embed_random(g, pad_id=7), exact=True,
+    Case("embed_random", "embed", lambda g: _embed_random(g, pad_id=7),
          note="random ids with padding, pad_id inside the vocabulary, its row non-zero"),
-    Case("embed_pad_outside_vocab", "embed", lambda g: _embed_random(g, pad_id=-1), exact=True,
+    Case("embed_pad_outside_vocab", "embed", lambda g: _embed_random(g, pad_id=-1),
          note="pad_id = -1, outside the vocabulary"),
-    Case("embed_pad_equals_vocab", "embed", lambda g: _embed_random(g, pad_id=50), exact=True,
+    Case("embed_pad_equals_vocab", "embed", lambda g: _embed_random(g, pad_id=50),
          note="pad_id = V, one past the last row"),
     Case("embed_no_padding", "embed", lambda g: _embed_random(g, pad_id=0, with_pad=False),
-         exact=True, note="no padding at all; id 0 still ordinary if present"),
+         note="no padding at all; id 0 still ordinary if present"),
     Case("embed_bf16", "embed", lambda g: _embed_random(g, pad_id=3, dtype=torch.bfloat16),
-         exact=True, note="bfloat16 table: the output stays bfloat16"),
+         note="bfloat16 table: the output stays bfloat16"),
     Case("embed_ids_3d", "embed", lambda g: _embed_random(g, pad_id=1, shape=(2, 3, 4)),
-         exact=True, note="ids of shape [2, 3, 4]: output [2, 3, 4, d]"),
+         note="ids of shape [2, 3, 4]: output [2, 3, 4, d]"),
     Case("embed_ids_scalar", "embed",
-         lambda g: Call((torch.tensor(5), _weight(g, 10, 6), 0)), exact=True,
+         lambda g: Call((torch.tensor(5), _weight(g, 10, 6), 0)),
          note="a 0-d id gives a [d] vector"),
     Case("embed_ids_scalar_pad", "embed",
-         lambda g: Call((torch.tensor(0), _weight(g, 10, 6), 0)), exact=True,
+         lambda g: Call((torch.tensor(0), _weight(g, 10, 6), 0)),
          note="a 0-d padding id gives a zero [d] vector"),
     Case("embed_id_too_large", "embed", lambda g: _embed_bad_id(g, bad=20, pad_id=0),
          note="id = V raises IndexError"),

@@ -1,0 +1,61 @@
+"""The whole catalog passes its package check through the real grader (local backend)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sandbox.backends.base import get_backend
+from sandbox.check import check_package, public_cases_static
+from sandbox.problem import load_package
+
+CATALOG = Path(__file__).resolve().parents[2] / "problems"
+PACKAGES = sorted(p for p in CATALOG.iterdir() if (p / "problem.toml").is_file())
+P48 = CATALOG / "048-embedding-tied-head-padding"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package_dir", PACKAGES, ids=[p.name for p in PACKAGES])
+def test_every_package_passes_its_check(package_dir: Path) -> None:
+    report = check_package(load_package(package_dir), get_backend("local"), bench=False)
+    assert report.ok, report.render()
+    names = [item.name for item in report.items]
+    assert "reference (solution.py) is AC" in names and "starter fails" in names
+    assert any(n.startswith("solutions/WA/") for n in names)
+
+
+@pytest.mark.slow
+def test_the_check_runs_the_reference_benchmark() -> None:
+    report = check_package(load_package(P48), get_backend("local"), bench=True)
+    (reference,) = [i for i in report.items if i.name.startswith("reference")]
+    assert reference.ok and "speedup" in reference.detail, reference.detail
+
+
+def test_the_check_fails_a_package_whose_tagged_solution_lies(tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / P48.name
+    shutil.copytree(P48, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.rmtree(copy / "solutions")
+    (copy / "solutions/AC").mkdir(parents=True)
+    (copy / "solutions/WA").mkdir()
+    # A wrong solution filed as AC, and the reference filed as WA: both must be reported.
+    shutil.copy(P48 / "solutions/WA/side_ignored.py", copy / "solutions/AC/liar.py")
+    shutil.copy(copy / "solution.py", copy / "solutions/WA/not_wrong.py")
+    package = load_package(copy)
+    assert [f.name for _, f in package.solutions()] == ["liar.py", "not_wrong.py"]
+    report = check_package(package, get_backend("local"), bench=False)
+    failed = {item.name for item in report.items if not item.ok}
+    assert "solutions/AC/liar.py gets AC" in failed
+    assert "solutions/WA/not_wrong.py gets WA" in failed
+    assert not report.ok
+
+
+def test_public_cases_are_read_without_running_tests_py(tmp_path: Path) -> None:
+    tests_py = tmp_path / "tests.py"
+    tests_py.write_text(
+        "raise SystemExit('never run')\n"
+        "CASES = [Case('a', 'f', make, public=True, note='n'), Case('secret', 'f', make)]\n"
+    )
+    assert public_cases_static(tests_py) == [{"name": "a", "fn": "f", "note": "n"}]
