@@ -320,3 +320,32 @@ def test_the_real_runner_says_hello_and_records_the_environment(run_id: str) -> 
     assert message.get("op") == "hello", json.dumps(message)[:500]
     assert env["backend"] == "docker"
     assert env["image_id"].startswith("sha256:")
+
+
+@pytest.mark.gpu
+def test_it_gives_the_sandbox_exactly_the_gpu_it_asked_for(run_id: str) -> None:
+    """Run by sandbox/gpu_check.sh on a GPU machine (JUDGE_TEST_GPU_ID set there)."""
+    gpu_id = os.environ.get("JUDGE_TEST_GPU_ID")
+    if not gpu_id:
+        pytest.skip("no GPU to test with: run sandbox/gpu_check.sh on a GPU machine")
+    image = os.environ.get("JUDGE_SANDBOX_GPU_IMAGE", "tensor-judge-sandbox:cuda")
+    code = _PRELUDE + textwrap.dedent(
+        """
+        import subprocess, torch
+        x = torch.ones(1024, device="cuda")
+        smi = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
+        reply({
+            "available": torch.cuda.is_available(), "count": torch.cuda.device_count(),
+            "sum": float(x.sum().item()), "smi": smi.strip().splitlines(),
+            "caps": os.environ.get("NVIDIA_DRIVER_CAPABILITIES"),
+        })
+        """
+    )
+    backend = get_backend("docker", gpu_image=image, command=["python3", "-I", "-c", code])
+    with backend.start(_spec(run_id, gpu_id=gpu_id)) as box:
+        facts, _ = decode_frame(box.recv(120))
+        assert box.environment["device"] == f"cuda:{gpu_id}"
+    assert facts["available"] is True and facts["count"] == 1
+    assert facts["sum"] == 1024.0
+    assert len(facts["smi"]) == 1, facts["smi"]
+    assert facts["caps"] == "compute,utility"
