@@ -43,7 +43,7 @@ def require_docker() -> None:
     pytest.skip(f"Docker is unusable: {why}")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def docker_engine() -> None:
     """Use in tests that need a Docker engine: skips without one, fails when CI=true."""
     require_docker()
