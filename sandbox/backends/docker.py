@@ -18,9 +18,14 @@ The host side never imports torch and never parses frames beyond their header.
 from __future__ import annotations
 
 import collections
+import contextlib
+import fcntl
 import logging
+import os
+import re
 import socket
 import struct
+import tempfile
 import threading
 import time
 from typing import Any
@@ -59,6 +64,37 @@ STDERR_SLACK_BYTES = 16 * 1024
 TAIL_BYTES = 8 * 1024
 
 
+class GpuLock:
+    """An exclusive host-wide lock on one GPU while a sandbox holds it: never two timed jobs on
+    one GPU, even from several worker processes on the same host (an advisory ``flock``)."""
+
+    def __init__(self, lock_dir: str, gpu_id: str) -> None:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", gpu_id)
+        self.path = os.path.join(lock_dir, f"tensor-judge-gpu-{safe}.lock")
+        self._fd: int | None = None
+
+    def acquire(self, timeout_s: float) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._fd = fd
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise SandboxError(f"GPU {self.path} stayed busy for {timeout_s:g} s") from None
+                time.sleep(0.1)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                os.close(self._fd)
+            self._fd = None
+
+
 class DockerSandbox(Sandbox):
     """One running container and the attach socket that is its channel."""
 
@@ -81,8 +117,12 @@ class DockerSandbox(Sandbox):
         self._container: Any = None
         self._sock: socket.socket | None = None
         self._timer: threading.Timer | None = None
+        self._gpu_lock: GpuLock | None = None
         self.started_s = 0.0
         try:
+            if spec.gpu_id is not None:
+                self._gpu_lock = GpuLock(backend.gpu_lock_dir, spec.gpu_id)
+                self._gpu_lock.acquire(backend.gpu_wait_s)
             self._create_and_start()
         except BaseException:
             self.close()
@@ -197,6 +237,8 @@ class DockerSandbox(Sandbox):
                 pass
             except APIError as exc:  # e.g. removal already in progress
                 log.warning("sandbox %s: remove failed: %s", self.container_id, exc)
+        if self._gpu_lock is not None:
+            self._gpu_lock.release()
         self._exit = exit_info
         return exit_info
 
@@ -361,7 +403,8 @@ class DockerBackend(Backend):
     """Options: ``image`` (CPU image), ``gpu_image``, ``gpu_ids`` (GPUs this worker may hand
     out; a spec asking for another is refused), ``cpus`` (CPU quota per sandbox, None for no
     quota), ``command`` (the runner command line inside the image), ``client`` (a docker
-    client; default ``docker.from_env()``, i.e. DOCKER_HOST or the local socket)."""
+    client; default ``docker.from_env()``, i.e. DOCKER_HOST or the local socket),
+    ``gpu_lock_dir``/``gpu_wait_s`` (where the per-GPU locks live, how long to wait for one)."""
 
     name = "docker"
 
@@ -373,6 +416,8 @@ class DockerBackend(Backend):
         cpus: float | None = 1.0,
         command: list[str] | None = None,
         client: Any = None,
+        gpu_lock_dir: str | None = None,
+        gpu_wait_s: float = 600.0,
     ) -> None:
         self.image = image
         self.gpu_image = gpu_image
@@ -382,6 +427,8 @@ class DockerBackend(Backend):
         self.cpus = cpus
         self.command = list(command or RUNNER_COMMAND)
         self._client = client
+        self.gpu_lock_dir = gpu_lock_dir or tempfile.gettempdir()
+        self.gpu_wait_s = gpu_wait_s
         self._image_env: dict[str, dict[str, str]] = {}
 
     @property

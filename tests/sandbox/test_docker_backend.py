@@ -349,3 +349,16 @@ def test_it_gives_the_sandbox_exactly_the_gpu_it_asked_for(run_id: str) -> None:
     assert facts["sum"] == 1024.0
     assert len(facts["smi"]) == 1, facts["smi"]
     assert facts["caps"] == "compute,utility"
+
+
+def test_a_gpu_is_held_by_one_sandbox_at_a_time(tmp_path: Any) -> None:
+    from sandbox.backends.docker import GpuLock
+
+    first, second = GpuLock(str(tmp_path), "GPU-1234/x"), GpuLock(str(tmp_path), "GPU-1234/x")
+    first.acquire(1)
+    with pytest.raises(SandboxError):
+        second.acquire(0.3)
+    first.release()
+    second.acquire(1)
+    second.release()
+    assert GpuLock(str(tmp_path), "0").path != first.path
