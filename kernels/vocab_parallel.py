@@ -63,5 +63,7 @@ def vp_argmax_logprob(
     best = m.max(dim=0).values
     winner = (m == best).int().argmax(dim=0)  # first shard with the maximum
     argmax = torch.stack(argmaxes).gather(0, winner[None])[0]
-    lse = best + torch.log((torch.stack(sums) * torch.exp(m - best)).sum(dim=0))
-    return argmax, target_logit - lse
+    log_total = torch.log((torch.stack(sums) * torch.exp(m - best)).sum(dim=0))
+    # logsumexp = best + log_total; subtracting ``best`` first keeps float32 precision when
+    # the logits are large.
+    return argmax, (target_logit - best) - log_total

@@ -1,0 +1,75 @@
+"""Tests of problem 49. Public cases are the statement's examples, value for value."""
+
+from __future__ import annotations
+
+import torch
+
+from sandbox.problem import Call, Case
+
+
+def _random(gen: torch.Generator, *, shape: tuple[int, ...] = (6, 10), vocab: int = 12, dim: int = 8,
+            pad_id: int = 0, pad_rate: float = 0.25, dtype: torch.dtype = torch.float32) -> Call:
+    ids = torch.randint(0, vocab, shape, generator=gen)
+    ids = torch.where(torch.rand(shape, generator=gen) < pad_rate, torch.tensor(pad_id), ids)
+    grad = torch.randn(*shape, dim, generator=gen).to(dtype)
+    return Call((ids, grad, vocab, pad_id))
+
+
+def _bad(gen: torch.Generator, bad: int, pad_id: int = 0) -> Call:
+    call = _random(gen, shape=(3, 4), vocab=10, pad_id=pad_id)
+    ids = call.args[0].clone()
+    ids[2, 1] = bad
+    return Call((ids, call.args[1], 10, pad_id))
+
+
+CASES: list[Case] = [
+    Case(
+        "example_repeats_and_padding", "embedding_backward",
+        lambda g: Call((
+            torch.tensor([[1, 3, 1], [0, 2, 0]]),
+            torch.tensor([[[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]], [[5.0, 5.0], [1.0, -1.0], [7.0, 7.0]]]),
+            4, 0,
+        )),
+        public=True, note="id 1 appears twice and accumulates; the two padding positions add nothing",
+    ),
+    Case(
+        "example_pad_outside", "embedding_backward",
+        lambda g: Call((torch.tensor([2, -1, 2]),
+                        torch.tensor([[1.0, 1.0], [9.0, 9.0], [0.5, 0.0]]), 3, -1)),
+        public=True, note="pad_id = -1; rows 0 and 1 are never used and stay zero",
+    ),
+    Case(
+        "example_bad_id", "embedding_backward",
+        lambda g: Call((torch.tensor([0, 3]), torch.ones(2, 2), 3, -1)),
+        public=True, note="id 3 with num_embeddings = 3 raises IndexError",
+    ),
+    Case("random_pad_inside", "embedding_backward", lambda g: _random(g, pad_id=5),
+         note="many repeats, padding id inside the vocabulary"),
+    Case("random_pad_outside", "embedding_backward", lambda g: _random(g, pad_id=-1),
+         note="padding id -1"),
+    Case("random_pad_zero", "embedding_backward", lambda g: _random(g, pad_id=0, vocab=4),
+         note="four rows, heavy repetition, pad_id = 0"),
+    Case("no_padding_present", "embedding_backward", lambda g: _random(g, pad_id=99, pad_rate=0.0),
+         note="pad_id = 99 never occurs"),
+    Case("unused_rows", "embedding_backward",
+         lambda g: _random(g, vocab=50, shape=(2, 3), pad_id=7), note="most rows get no gradient"),
+    Case("ids_3d", "embedding_backward", lambda g: _random(g, shape=(2, 3, 5), pad_id=1),
+         note="ids [2, 3, 5], grad_output [2, 3, 5, d]"),
+    Case("ids_scalar", "embedding_backward",
+         lambda g: Call((torch.tensor(4), torch.randn(6, generator=g), 8, 0)),
+         note="a 0-d id and a [d] gradient"),
+    Case("ids_empty", "embedding_backward",
+         lambda g: Call((torch.zeros(0, dtype=torch.int64), torch.zeros(0, 5), 6, 0)),
+         note="no tokens: an all-zero [V, d] gradient"),
+    Case("bf16_heavy_repeats", "embedding_backward",
+         lambda g: _random(g, shape=(40, 100), vocab=3, dim=16, pad_id=-1, dtype=torch.bfloat16),
+         note="bfloat16: about 1300 repeats per row; summing in bfloat16 loses the result"),
+    Case("bf16_dtype", "embedding_backward",
+         lambda g: _random(g, pad_id=2, dtype=torch.bfloat16), note="bfloat16 in, bfloat16 out"),
+    Case("bad_id_too_large", "embedding_backward", lambda g: _bad(g, 10),
+         note="id = V raises IndexError"),
+    Case("bad_id_negative", "embedding_backward", lambda g: _bad(g, -1),
+         note="id -1 (pad_id is 0) raises IndexError rather than wrapping"),
+    Case("bad_id_negative_other_pad", "embedding_backward", lambda g: _bad(g, -3, pad_id=-1),
+         note="id -3 while pad_id = -1 raises IndexError"),
+]
