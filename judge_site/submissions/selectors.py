@@ -82,6 +82,7 @@ class BoardRow:
     speedup: float | None
     submission_id: int
     at: datetime
+    verified: bool = True  # the grader trusted the timing (see BenchmarkResult.verified)
 
 
 def leaderboard_problem(problem: Problem, limit: int = 100) -> list[BoardRow]:
@@ -101,7 +102,14 @@ def leaderboard_problem(problem: Problem, limit: int = 100) -> list[BoardRow]:
             best[sub.user_id] = sub
     ordered = sorted(best.values(), key=lambda s: (-(_speedup(s) or 0.0), s.created_at))
     return [
-        BoardRow(i + 1, s.user.get_username(), _speedup(s), s.pk, s.created_at)
+        BoardRow(
+            i + 1,
+            s.user.get_username(),
+            _speedup(s),
+            s.pk,
+            s.created_at,
+            bool((s.benchmark or {}).get("verified", True)),
+        )
         for i, s in enumerate(ordered[:limit])
     ]
 

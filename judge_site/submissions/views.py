@@ -75,6 +75,11 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "can_see_code": can_see_code,
             "bars": _bars(submission.benchmark),
             "live": submission.status != Status.DONE,
+            "judged_s": (
+                (submission.finished_at - submission.started_at).total_seconds()
+                if submission.finished_at and submission.started_at
+                else None
+            ),
         },
     )
 

@@ -118,11 +118,15 @@ def test_the_submission_page_shows_tests_feedback_and_benchmark(
     wrong = services.submission_create(alice, problem, "# WRONG\n", "run")
     login(client, alice)
     page = client.get(f"/submissions/{good.pk}/").content.decode()
-    assert "Speedup 2.50×" in page and "<svg" in page and "hidden_1 (hidden)" in page
+    assert (
+        "Speedup 2.50×" in page
+        and "<svg" in page
+        and 'hidden_1 <span class="muted">(hidden)</span>' in page
+    )
     assert "v-test-1" in page and "return weight[ids]" in page
     page = client.get(f"/submissions/{wrong.pk}/").content.decode()
     assert 'data-verdict="WA"' in page
-    assert "worst element at index [1, 2]: expected 0.0, got 0.5" in page
+    assert "worst element at index [1, 2]: expected 0, got 0.5 (abs error 0.5)" in page
     assert "3 of 12 elements differ" in page
 
 

@@ -100,3 +100,45 @@ def get_item(mapping: Any, key: str) -> Any:
 def sig(value: Any) -> str:
     """A number with 6 significant digits (errors can be 1e-7 or 1e3)."""
     return f"{value:.6g}" if isinstance(value, int | float) else str(value)
+
+
+@register.filter
+def feedback_lines(test: Any) -> list[dict[str, str]]:
+    """The feedback of one test as lines (the engine's message first, then whatever of the
+    worst element, the counts and the traceback the message does not already say)."""
+    if not isinstance(test, dict):
+        return []
+    message = str(test.get("message") or "")
+    details = test.get("details") or {}
+    if test.get("verdict") == "AC" and message in ("", "accepted"):
+        return []
+    lines = [
+        {"text": line, "cls": "worst" if line.startswith("worst element") else ""}
+        for line in message.splitlines()
+    ]
+    if (
+        "worst element" not in message
+        and details.get("index") is not None
+        and "expected" in details
+    ):
+        text = (
+            f"worst element at index {details['index']}: expected {sig(details['expected'])}, "
+            f"got {sig(details.get('got'))}"
+        )
+        if details.get("abs_error") is not None:
+            text += f" (abs error {sig(details['abs_error'])}"
+            if details.get("rel_error") is not None:
+                text += f", rel error {sig(details['rel_error'])}"
+            text += ")"
+        lines.append({"text": text, "cls": "worst"})
+    if "elements differ" not in message and details.get("mismatched") is not None:
+        lines.append(
+            {
+                "text": f"{details['mismatched']} of {details.get('total')} elements differ",
+                "cls": "",
+            }
+        )
+    traceback = details.get("traceback")
+    if traceback and str(traceback) not in message:
+        lines.append({"text": str(traceback), "cls": "traceback"})
+    return lines

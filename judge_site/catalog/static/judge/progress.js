@@ -26,34 +26,52 @@
     return el("span", { "class": "verdict verdict-" + (v || "pending") + (big ? " verdict-big" : ""), title: WORDS[v] || "" }, v || "…");
   }
 
-  /* The feedback cell of one test: message, worst element, counts, trimmed traceback. */
-  function feedback(test) {
-    var td = el("td", { "class": "msg" });
+  /* The feedback of one test as lines: the engine's message first, then whatever of the worst
+     element, the counts and the traceback the message does not already say (as the server's
+     feedback_lines filter does). */
+  function feedbackLines(test) {
+    var message = test.message || "";
     var d = test.details || {};
-    if (test.message) td.appendChild(el("div", {}, test.message));
-    if (d.index !== undefined && d.expected !== undefined) {
-      var line = "worst element at index [" + num(d.index) + "]: expected " + num(d.expected) + ", got " + num(d.got);
-      if (d.abs_error !== undefined && d.abs_error !== null) line += " (abs error " + num(d.abs_error) + (d.rel_error !== undefined && d.rel_error !== null ? ", rel error " + num(d.rel_error) : "") + ")";
-      td.appendChild(el("div", { "class": "worst" }, line));
+    if (test.verdict === "AC" && (message === "" || message === "accepted")) return [];
+    var lines = message ? message.split("\n").map(function (line) {
+      return { text: line, cls: line.indexOf("worst element") === 0 ? "worst" : "" };
+    }) : [];
+    if (message.indexOf("worst element") < 0 && d.index !== undefined && d.index !== null && d.expected !== undefined) {
+      var text = "worst element at index [" + num(d.index) + "]: expected " + num(d.expected) + ", got " + num(d.got);
+      if (d.abs_error !== undefined && d.abs_error !== null) text += " (abs error " + num(d.abs_error) + (d.rel_error !== undefined && d.rel_error !== null ? ", rel error " + num(d.rel_error) : "") + ")";
+      lines.push({ text: text, cls: "worst" });
     }
-    if (d.mismatched !== undefined && d.total !== undefined) td.appendChild(el("div", {}, d.mismatched + " of " + d.total + " elements differ"));
-    if (d.traceback) td.appendChild(el("pre", { "class": "traceback" }, d.traceback));
-    return td;
+    if (message.indexOf("elements differ") < 0 && d.mismatched !== undefined && d.mismatched !== null) {
+      lines.push({ text: d.mismatched + " of " + d.total + " elements differ", cls: "" });
+    }
+    if (d.traceback && message.indexOf(d.traceback) < 0) lines.push({ text: d.traceback, cls: "traceback" });
+    return lines;
   }
 
   function testsTable(tests) {
     var table = el("table", { "class": "tests" });
     var head = el("tr");
-    ["Test", "Verdict", "Time", "Feedback"].forEach(function (h) { head.appendChild(el("th", {}, h)); });
+    head.appendChild(el("th", {}, "Test"));
+    head.appendChild(el("th", {}, "Verdict"));
+    head.appendChild(el("th", { "class": "time" }, "Time"));
     table.appendChild(el("thead")).appendChild(head);
     var body = table.appendChild(el("tbody"));
     tests.forEach(function (t) {
       var tr = el("tr", { "class": "test-row", "data-test": t.name, "data-verdict": t.verdict });
-      tr.appendChild(el("td", {}, t.name + (t.public ? "" : " (hidden)")));
+      var name = tr.appendChild(el("td", {}, t.name));
+      if (!t.public) { name.appendChild(document.createTextNode(" ")); name.appendChild(el("span", { "class": "muted" }, "(hidden)")); }
       tr.appendChild(el("td")).appendChild(verdictBadge(t.verdict));
-      tr.appendChild(el("td", {}, typeof t.time_ms === "number" ? t.time_ms.toFixed(1) + " ms" : ""));
-      tr.appendChild(feedback(t));
+      tr.appendChild(el("td", { "class": "time" }, typeof t.time_ms === "number" ? t.time_ms.toFixed(1) + " ms" : ""));
       body.appendChild(tr);
+      var lines = feedbackLines(t);
+      if (lines.length) {
+        var fb = el("tr", { "class": "feedback-row" });
+        var td = fb.appendChild(el("td", { colspan: "3", "class": "msg" }));
+        lines.forEach(function (line) {
+          td.appendChild(el(line.cls === "traceback" ? "pre" : "div", line.cls ? { "class": line.cls } : {}, line.text));
+        });
+        body.appendChild(fb);
+      }
     });
     return table;
   }
@@ -62,7 +80,7 @@
     var box = el("div", { "class": "bench" });
     var s = el("div", { "class": "speedup" + (b.speedup < 1 ? " slower" : "") }, "Speedup " + Number(b.speedup).toFixed(2) + "×");
     box.appendChild(s);
-    box.appendChild(el("div", { "class": "muted" }, "yours " + Number(b.submission_ms).toFixed(3) + " ms · baseline " + Number(b.baseline_ms).toFixed(3) + " ms (medians)"));
+    box.appendChild(el("div", { "class": "muted" }, "yours " + Number(b.submission_ms).toFixed(3) + " ms · baseline " + Number(b.baseline_ms).toFixed(3) + " ms (medians)" + (b.verified === false ? " · not verified: see the submission page" : "")));
     return box;
   }
 
