@@ -4,52 +4,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
+
     initial = True
 
-    dependencies = []
+    dependencies = [
+    ]
 
     operations = [
         migrations.CreateModel(
-            name="Problem",
+            name='Problem',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                ("number", models.PositiveIntegerField(unique=True)),
-                ("slug", models.SlugField(max_length=100, unique=True)),
-                ("title", models.CharField(max_length=200)),
-                (
-                    "difficulty",
-                    models.CharField(
-                        choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")],
-                        max_length=10,
-                    ),
-                ),
-                ("chapter", models.CharField(blank=True, max_length=200)),
-                ("tags", models.JSONField(blank=True, default=list)),
-                (
-                    "device",
-                    models.CharField(
-                        choices=[("cpu", "Cpu"), ("gpu", "Gpu"), ("any", "Any")],
-                        default="cpu",
-                        max_length=5,
-                    ),
-                ),
-                ("statement_md", models.TextField()),
-                ("starter_code", models.TextField()),
-                ("manifest", models.JSONField(default=dict)),
-                ("public_examples", models.JSONField(blank=True, default=list)),
-                ("package_dir", models.CharField(max_length=500)),
-                ("version", models.CharField(max_length=64)),
-                ("published", models.BooleanField(default=True)),
-                ("created_at", models.DateTimeField(auto_now_add=True)),
-                ("updated_at", models.DateTimeField(auto_now=True)),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('number', models.PositiveIntegerField(unique=True)),
+                ('slug', models.SlugField(max_length=100, unique=True)),
+                ('title', models.CharField(max_length=200)),
+                ('difficulty', models.CharField(choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=10)),
+                ('chapter', models.CharField(blank=True, max_length=200)),
+                ('tags', models.JSONField(blank=True, default=list)),
+                ('device', models.CharField(choices=[('cpu', 'Cpu'), ('gpu', 'Gpu'), ('any', 'Any')], default='cpu', max_length=5)),
+                ('statement_md', models.TextField()),
+                ('starter_code', models.TextField()),
+                ('manifest', models.JSONField(default=dict)),
+                ('public_examples', models.JSONField(blank=True, default=list)),
+                ('package_dir', models.CharField(max_length=500)),
+                ('version', models.CharField(max_length=64)),
+                ('published', models.BooleanField(default=True)),
+                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ('updated_at', models.DateTimeField(auto_now=True)),
             ],
             options={
-                "ordering": ["number"],
+                'ordering': ['number'],
             },
         ),
     ]

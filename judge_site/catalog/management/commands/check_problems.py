@@ -65,9 +65,7 @@ class Command(BaseCommand):
             if not report.ok:
                 failed.append(package.folder_name)
         if failed:
-            self.stdout.write(
-                self.style.ERROR(f"{len(failed)} of {len(packages)} failed: {', '.join(failed)}")
-            )
+            self.stdout.write(self.style.ERROR(f"{len(failed)} of {len(packages)} failed: {', '.join(failed)}"))
             sys.stdout.flush()
             raise CommandError("problem check failed", returncode=1)
         self.stdout.write(self.style.SUCCESS(f"all {len(packages)} package(s) pass"))
@@ -75,11 +73,5 @@ class Command(BaseCommand):
     @staticmethod
     def _packages(problems_dir: Path, keys: list[str]) -> list[ProblemPackage]:
         if not keys:
-            return [
-                load_package(p)
-                for p in sorted(problems_dir.iterdir())
-                if (p / "problem.toml").is_file()
-            ]
-        return [
-            load_package(k) if Path(k).is_dir() else find_package(problems_dir, k) for k in keys
-        ]
+            return [load_package(p) for p in sorted(problems_dir.iterdir()) if (p / "problem.toml").is_file()]
+        return [load_package(k) if Path(k).is_dir() else find_package(problems_dir, k) for k in keys]

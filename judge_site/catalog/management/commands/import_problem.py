@@ -31,9 +31,7 @@ class Command(BaseCommand):
             status = "not synced" if options["no_sync"] else problem_sync(package)
         except (PackageError, OSError) as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"imported {package.number} {package.slug} (version {package.version}) into "
-                f"{package.path}: {status}"
-            )
-        )
+        self.stdout.write(self.style.SUCCESS(
+            f"imported {package.number} {package.slug} (version {package.version}) into "
+            f"{package.path}: {status}"
+        ))
