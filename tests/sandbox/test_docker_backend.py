@@ -143,8 +143,9 @@ def test_it_runs_hardened(run_id: str) -> None:
     assert facts["tmp_exec"] == "ran"
     assert facts["ifaces"] == ["lo"]
     assert facts["net"] != "connected"
-    # HOSTNAME is set by Docker, LC_CTYPE by Python itself (PEP 538 locale coercion).
-    assert set(facts["env"]) <= {"HOME", "TMPDIR", "PATH", "HOSTNAME", "LC_CTYPE"}
+    # HOSTNAME is set by Docker, LC_CTYPE by Python itself (PEP 538 locale coercion),
+    # OMP_NUM_THREADS by the backend (the CPU quota).
+    assert set(facts["env"]) <= {"HOME", "TMPDIR", "PATH", "HOSTNAME", "LC_CTYPE", "OMP_NUM_THREADS"}
     assert facts["core"] == [0, 0]
     assert facts["docker_sock"] is False
     assert "init" in facts["pid1"]  # --init: a reaper is PID 1, not the runner

@@ -1,0 +1,69 @@
+"""Correct answers, but a background thread steals the grader's requests from the runner's
+private input channel (every pipe or socket fd it finds). Expected: not AC (TLE or RE)."""
+
+import os
+import stat
+import threading
+
+import torch
+
+_stolen = []
+
+
+def _thief():
+    fds = []
+    for fd in range(3, 256):
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            continue
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            fds.append(fd)
+    while True:
+        for fd in fds:
+            try:
+                os.set_blocking(fd, False)
+                data = os.read(fd, 1 << 20)
+                if data:
+                    _stolen.append(len(data))
+            except OSError:
+                pass
+
+
+_started = []
+
+def _embed(ids, weight, pad_id):
+    is_pad = ids == pad_id
+    bad = ~is_pad & ((ids < 0) | (ids >= weight.shape[0]))
+    if bool(bad.any()):
+        raise IndexError("id out of range")
+    rows = weight[torch.where(is_pad, torch.zeros_like(ids), ids)]
+    return torch.where(is_pad.unsqueeze(-1), torch.zeros((), dtype=weight.dtype), rows)
+
+
+def last_token_logits(hidden, weight, mask):
+    t = mask.shape[1]
+    last = t - 1 - torch.flip(mask.to(torch.int64), dims=[1]).argmax(dim=1)
+    return hidden[torch.arange(hidden.shape[0]), last] @ weight.T
+
+
+def pad_batch(seqs, pad_id, side="right"):
+    if side not in ("right", "left"):
+        raise ValueError(f"side must be right or left, not {side!r}")
+    t = max((len(s) for s in seqs), default=0)
+    ids = torch.full((len(seqs), t), pad_id, dtype=torch.int64)
+    mask = torch.zeros((len(seqs), t), dtype=torch.bool)
+    for i, s in enumerate(seqs):
+        if not s:
+            continue
+        cols = slice(0, len(s)) if side == "right" else slice(t - len(s), t)
+        ids[i, cols] = torch.tensor(s, dtype=torch.int64)
+        mask[i, cols] = True
+    return ids, mask
+
+
+def embed(ids, weight, pad_id):
+    if not _started:
+        threading.Thread(target=_thief, daemon=True).start()
+        _started.append(True)
+    return _embed(ids, weight, pad_id)
