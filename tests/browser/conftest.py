@@ -52,6 +52,11 @@ def real_engine_available() -> bool:
     return importlib.util.find_spec("judge_site.submissions.engine") is not None
 
 
+def browser_backend() -> str:
+    """The sandbox of the suite's worker: JUDGE_BROWSER_BACKEND, else docker in CI, else local."""
+    return os.environ.get("JUDGE_BROWSER_BACKEND") or ("docker" if IN_CI else "local")
+
+
 @pytest.fixture(scope="session")
 def built_assets() -> None:
     vendor = ROOT / "judge_site" / "static" / "vendor" / "katex" / "katex.min.js"
@@ -118,7 +123,7 @@ def judge_worker(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         DATABASE_URL=(
             f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
         ),
-        JUDGE_BACKEND=os.environ.get("JUDGE_BROWSER_BACKEND", env.get("JUDGE_BACKEND", "local")),
+        JUDGE_BACKEND=browser_backend(),
         JUDGE_BROWSER_FAKE_ENGINE="0" if real_engine_available() else "1",
         PYTHONUNBUFFERED="1",
     )
@@ -143,6 +148,7 @@ def judge_worker(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         yield {
             "queue": queue,
             "engine": "real" if env["JUDGE_BROWSER_FAKE_ENGINE"] == "0" else "fake",
+            "backend": env["JUDGE_BACKEND"],
         }
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

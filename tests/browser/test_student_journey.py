@@ -84,6 +84,12 @@ def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_work
     speedup = page.inner_text("#results .speedup")
     assert speedup.startswith("Speedup ") and speedup.endswith("×")
     shot(page, "03-submit-accepted")
+    if judge_worker["engine"] == "real":
+        from judge_site.submissions.models import Submission
+
+        accepted = Submission.objects.get(verdict="AC")
+        assert accepted.environment.get("backend") == judge_worker["backend"]
+        assert accepted.benchmark["speedup"] > 0
     page.evaluate("() => window.scrollTo(0, 0)")
     page.screenshot(path=str(ROOT / "test-artifacts" / "screenshot.png"))  # the README's
 
