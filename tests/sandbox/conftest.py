@@ -4,6 +4,7 @@ through the real grader and the local backend, with its own stand-in kernels roo
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,20 @@ def judge_toy(toy: ProblemPackage, local_backend: Backend) -> JudgeFn:
         return cache[key]
 
     return run
+
+
+@pytest.fixture(scope="session")
+def tagged_wrong_results(toy: ProblemPackage, local_backend: Backend) -> dict[str, JudgeResult]:
+    """Every tagged non-AC solution judged (Submit), a few at a time: each judging mostly waits
+    on its own sandbox, so overlapping them keeps the suite fast on two cores."""
+    from sandbox.grader import judge
+
+    files = sorted(p for p in SOLUTIONS.glob("*/*.py") if p.parent.name != "AC")
+
+    def run(path: Path) -> tuple[str, JudgeResult]:
+        return str(path.relative_to(SOLUTIONS)), judge(
+            toy, path.read_text(), mode=Mode.SUBMIT, backend=local_backend
+        )
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return dict(pool.map(run, files))

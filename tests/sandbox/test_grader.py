@@ -1,0 +1,138 @@
+"""The grader on the toy problem through the local backend: every verdict, feedback, modes,
+seeds and the benchmark. Submissions live in tests/fixtures/problems/900-toy/solutions/
+(the folder names the verdict they must get)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from sandbox.contracts import FeedbackPolicy, JudgeResult, Mode, TestResult, Verdict, WrongKind
+from sandbox.grader import case_seed
+from sandbox.problem import ProblemPackage
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy" / "solutions"
+JudgeFn = Callable[..., JudgeResult]
+
+TAGGED = sorted(
+    (path.parent.name, str(path.relative_to(SOLUTIONS))) for path in SOLUTIONS.glob("*/*.py")
+)
+
+# What each wrong solution must be caught as, first non-AC test.
+WRONG_KINDS = {
+    "WA/ignores_alpha.py": WrongKind.VALUE,
+    "WA/float32_output.py": WrongKind.DTYPE,
+    "WA/flattened_plus_one.py": WrongKind.SHAPE,
+    "WA/never_raises.py": WrongKind.DID_NOT_RAISE,
+    "WA/wrong_exception.py": WrongKind.WRONG_EXCEPTION,
+    "WA/in_place.py": WrongKind.INPUTS_MODIFIED,
+    "WA/tensor_subclass.py": WrongKind.TYPE,
+    "WA/no_grad.py": WrongKind.GRAD,
+    "WA/hidden_only.py": WrongKind.VALUE,
+}
+
+
+def first_fault(tests: list[TestResult]) -> TestResult:
+    return next(t for t in tests if t.verdict not in (Verdict.AC, Verdict.SK))
+
+
+@pytest.mark.parametrize(("verdict", "name"), [t for t in TAGGED if t[0] != "AC"])
+def test_every_tagged_wrong_solution_gets_its_verdict(
+    tagged_wrong_results: dict[str, JudgeResult], verdict: str, name: str
+) -> None:
+    result = tagged_wrong_results[name]
+    assert result.verdict == verdict, result.message or [t.to_json() for t in result.tests]
+    if name in WRONG_KINDS:
+        assert first_fault(result.tests).wrong_kind == WRONG_KINDS[name]
+
+
+def test_the_reference_is_accepted_with_a_benchmark(judge_toy: JudgeFn, toy: ProblemPackage) -> None:
+    result = judge_toy((toy.path / "solution.py").read_text())
+    assert result.verdict == Verdict.AC
+    assert [t.name for t in result.tests] == ["small", "bf16", "shapes differ", "large", "grad"]
+    bench = result.benchmark
+    assert bench is not None and bench.verified and bench.repetitions >= 7
+    assert 0.2 < bench.speedup < 5, bench
+    env = result.environment
+    assert env["backend"] == "local" and env["device"] == "cpu" and env["torch"].startswith("2.")
+    assert {"python", "cpu", "triton"} <= set(env)
+    json_form = result.to_json()
+    assert {"verdict", "tests", "benchmark", "environment"} <= set(json_form)
+    assert {"speedup", "submission_ms", "baseline_ms"} <= set(json_form["benchmark"])
+
+
+def test_a_slow_correct_solution_is_accepted_and_measured_slower(judge_toy: JudgeFn) -> None:
+    result = judge_toy("AC/slow_loop.py")
+    assert result.verdict == Verdict.AC
+    assert result.benchmark is not None and result.benchmark.verified
+    assert result.benchmark.speedup < 0.5, result.benchmark
+
+
+def test_a_forged_clock_never_yields_a_speedup_the_host_clock_contradicts(judge_toy: JudgeFn) -> None:
+    result = judge_toy("AC/forged_clock.py")
+    assert result.verdict == Verdict.AC
+    bench = result.benchmark
+    assert bench is not None
+    assert not bench.verified and "rejected" in bench.note
+    assert bench.speedup < 0.5 and bench.submission_ms > 4.0
+
+
+def test_run_mode_judges_only_the_public_tests_and_reports_each_as_it_ends(
+    judge_toy: JudgeFn, toy: ProblemPackage
+) -> None:
+    seen: list[TestResult] = []
+    result = judge_toy((toy.path / "solution.py").read_text(), Mode.RUN, on_progress=seen.append)
+    assert result.verdict == Verdict.AC and result.benchmark is None
+    assert [t.name for t in result.tests] == ["small", "bf16", "shapes differ"]
+    assert all(t.public for t in result.tests)
+    assert seen == result.tests
+
+
+def test_a_public_wrong_answer_names_the_worst_element(tagged_wrong_results: dict[str, JudgeResult]) -> None:
+    small = tagged_wrong_results["WA/ignores_alpha.py"].tests[0]
+    assert small.public and small.wrong_kind == WrongKind.VALUE
+    assert "worst element at index [" in small.message and "abs error" in small.message
+    assert small.details["mismatched"] == 8 and small.details["total"] == 8
+
+
+def test_hidden_tests_say_only_what_the_feedback_policy_allows(
+    tagged_wrong_results: dict[str, JudgeResult], toy: ProblemPackage
+) -> None:
+    assert toy.feedback_hidden == FeedbackPolicy.CATEGORY
+    large = next(t for t in tagged_wrong_results["WA/hidden_only.py"].tests if t.name == "large")
+    assert not large.public and large.verdict == Verdict.WA
+    assert large.message == "wrong answer: value"
+    assert large.details == {}, "no worst element (it would leak hidden data)"
+
+
+def test_a_runtime_error_shows_the_students_own_frames(tagged_wrong_results: dict[str, JudgeResult]) -> None:
+    small = tagged_wrong_results["RE/index_error.py"].tests[0]
+    assert small.verdict == Verdict.RE
+    assert 'File "submission.py", line 2, in helper' in small.message
+    assert "runner.py" not in small.message and "wire.py" not in small.message
+
+
+def test_faults_end_the_judging_and_skip_the_rest(tagged_wrong_results: dict[str, JudgeResult]) -> None:
+    result = tagged_wrong_results["TLE/infinite_loop.py"]
+    assert [t.verdict for t in result.tests] == [Verdict.TLE] + [Verdict.SK] * 4
+    assert "2 s" in result.tests[0].message
+
+
+def test_a_syntax_error_is_a_compilation_error_with_the_line(judge_toy: JudgeFn) -> None:
+    result = judge_toy("def axpy(x, y, alpha)\n    return x\n", Mode.RUN)
+    assert result.verdict == Verdict.CE
+    assert "line 1" in result.message and "SyntaxError" in result.message
+    assert all(t.verdict == Verdict.SK for t in result.tests)
+
+
+def test_an_oversized_file_is_refused_before_any_sandbox(judge_toy: JudgeFn) -> None:
+    result = judge_toy("x = 1\n" * 200_000, Mode.RUN)
+    assert result.verdict == Verdict.CE and "larger than" in result.message
+
+
+def test_hidden_seeds_change_with_the_secret_and_public_ones_do_not(toy: ProblemPackage) -> None:
+    cases = {c.name: c for c in toy.load_cases()}
+    assert case_seed(cases["small"], 1) == case_seed(cases["small"], 2)
+    assert case_seed(cases["large"], 1) != case_seed(cases["large"], 2)
