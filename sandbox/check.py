@@ -133,7 +133,19 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
                 problems.append(f"{shape.name}: {exc}")
             if shape.fn not in package.functions:
                 problems.append(f"{shape.name}: fn {shape.fn!r} is not a declared function")
-        report.add("static: benchmark baselines resolve", not problems, "; ".join(problems))
+            try:
+                from sandbox.wire import build_inputs  # torch: only for the check
+
+                from sandbox.wire import INPUT_KINDS
+
+                built = build_inputs(shape.args, 0)
+                for spec, value in zip(shape.args, built, strict=True):
+                    if isinstance(spec, dict) and isinstance(value, dict):
+                        problems.append(f"{shape.name}: {sorted(spec)} is not an input kind "
+                                        f"(known: {sorted(INPUT_KINDS)})")
+            except Exception as exc:  # noqa: BLE001  (any bad spec is the author's finding)
+                problems.append(f"{shape.name}: inputs do not build: {type(exc).__name__}: {exc}")
+        report.add("static: benchmark baselines and inputs resolve", not problems, "; ".join(problems))
 
 
 # --- judged ---------------------------------------------------------------------------------
