@@ -134,9 +134,7 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
             if shape.fn not in package.functions:
                 problems.append(f"{shape.name}: fn {shape.fn!r} is not a declared function")
             try:
-                from sandbox.wire import build_inputs  # torch: only for the check
-
-                from sandbox.wire import INPUT_KINDS
+                from sandbox.wire import INPUT_KINDS, build_inputs  # torch: only for the check
 
                 built = build_inputs(shape.args, 0)
                 for spec, value in zip(shape.args, built, strict=True):
