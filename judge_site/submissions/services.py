@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -178,6 +179,10 @@ def submission_judge(submission_id: int) -> JudgeOutcome:
         return JudgeOutcome("failed", str(exc))
     try:
         result = _judge_source(package, submission.code, submission.mode, on_progress)
+    except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
+        logger.error("submission %s: the judge is misconfigured: %s", submission.pk, exc)
+        _finish_internal(submission.pk, token, "internal error: the judge is misconfigured")
+        return JudgeOutcome("failed", str(exc))
     except Exception as exc:
         logger.exception("submission %s: the engine failed (attempt %s)", submission.pk, attempts)
         if attempts < MAX_ATTEMPTS:
