@@ -1,0 +1,95 @@
+"""The two command lines: ``python -m sandbox judge`` (offline) and ``manage.py judge``
+(the exact interface outside tooling depends on), and the site's engine door."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+
+from judge_site.submissions.engine import backend_from_settings, gpu_for
+from sandbox.__main__ import main as offline_main
+from sandbox.problem import load_package
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "problems"
+TOY = FIXTURES / "900-toy"
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=180,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_the_offline_cli_judges_public_tests_and_exits_0_whatever_the_verdict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert offline_main(["judge", str(TOY), str(TOY / "starter.py")]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: WA" in out
+    assert "[ WA] small (public)" in out and "worst element at index" in out
+    assert "large" not in out, "Run mode shows public tests only"
+
+
+def test_the_offline_cli_prints_json_and_fails_only_when_the_judge_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert offline_main(["judge", str(TOY), str(TOY / "solution.py"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "AC" and data["benchmark"] is None
+    assert [t["name"] for t in data["tests"]] == ["small", "bf16", "shapes differ"]
+    assert offline_main(["judge", str(tmp_path), str(TOY / "solution.py")]) == 1
+    assert "missing problem.toml" in capsys.readouterr().err
+
+
+def test_the_offline_cli_is_a_module_entry_point() -> None:
+    proc = run("-m", "sandbox", "judge", "--help")
+    assert proc.returncode == 0 and "--mode" in proc.stdout
+
+
+def test_manage_py_judge_has_the_exact_json_interface() -> None:
+    env = {"DEBUG": "true", "JUDGE_BACKEND": "local", "JUDGE_PROBLEMS_DIR": str(FIXTURES)}
+    proc = run("manage.py", "judge", "900", str(TOY / "solutions" / "WA" / "ignores_alpha.py"),
+               "--mode", "run", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["verdict"] == "WA"
+    assert {"verdict", "tests", "benchmark", "environment"} <= set(data)
+    assert set(data["tests"][0]) >= {"name", "public", "verdict", "message"}
+    assert data["tests"][0] == {**data["tests"][0], "name": "small", "public": True, "verdict": "WA"}
+    assert data["environment"]["backend"] == "local"
+
+
+@override_settings(JUDGE_PROBLEMS_DIR=FIXTURES, JUDGE_BACKEND="local", DEBUG=True)
+def test_manage_py_judge_resolves_the_slug_and_reports_unknown_problems() -> None:
+    out = StringIO()
+    call_command("judge", "toy", str(TOY / "solution.py"), "--mode", "run", stdout=out)
+    assert "verdict: AC" in out.getvalue()
+    with pytest.raises(CommandError, match="no problem"):
+        call_command("judge", "4242", str(TOY / "solution.py"), stdout=StringIO())
+
+
+@override_settings(JUDGE_BACKEND="local", DEBUG=False, JUDGE_ALLOW_LOCAL_BACKEND=False)
+def test_the_site_refuses_the_local_backend_in_production() -> None:
+    with pytest.raises(ImproperlyConfigured, match="not a security boundary"):
+        backend_from_settings()
+    with override_settings(JUDGE_ALLOW_LOCAL_BACKEND=True):
+        assert backend_from_settings().name == "local"
+
+
+@override_settings(JUDGE_GPU_IDS=["GPU-1234"])
+def test_only_gpu_problems_get_this_workers_gpu() -> None:
+    toy = load_package(TOY)
+    assert gpu_for(toy) is None
+    gpu_toy = toy.__class__(**{**toy.__dict__, "device": "gpu"})
+    assert gpu_for(gpu_toy) == "GPU-1234"
