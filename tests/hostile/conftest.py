@@ -7,6 +7,8 @@ CI (CI=true): a CI run that silently skipped the hostile suite would prove nothi
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,12 +27,24 @@ def docker_client(sandbox_image: str) -> Any:
         client = docker.from_env()
         client.ping()
         client.images.get(sandbox_image)
-        return client
     except Exception as exc:  # no SDK, no engine, no image
         reason = (
             f"Docker engine or image {sandbox_image} unavailable "
             f"({exc.__class__.__name__}: {exc}); run scripts/build_images"
         )
+    else:
+        _refresh_image(sandbox_image)
+        return client
     if os.environ.get("CI") == "true":
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+def _refresh_image(image: str) -> None:
+    """Rebuild the sandbox image if the runner or kernels changed since it was built (a thin
+    layer, seconds; a no-op when its content hash tag exists), so the suite never judges with
+    a stale runner. JUDGE_SKIP_IMAGE_BUILD=1 turns this off."""
+    if image != "tensor-judge-sandbox:cpu" or os.environ.get("JUDGE_SKIP_IMAGE_BUILD") == "1":
+        return
+    script = Path(__file__).resolve().parents[2] / "scripts" / "build_images"
+    subprocess.run([str(script), "sandbox"], check=True, capture_output=True, timeout=600)
