@@ -1,0 +1,47 @@
+"""Tests of problem 52. Public cases are the statement's examples, value for value."""
+
+from __future__ import annotations
+
+import torch
+
+from sandbox.problem import Call, Case
+
+
+def _lens(gen: torch.Generator, *, layers: int = 4, n: int = 6, dim: int = 16, vocab: int = 40,
+          scales: list[float] | None = None, dtype: torch.dtype = torch.float32,
+          eps: float = 1e-6) -> Call:
+    hidden = torch.randn(layers, n, dim, generator=gen)
+    if scales is not None:
+        hidden = hidden * torch.tensor(scales)[:, None, None]
+    norm_weight = 0.5 + torch.rand(dim, generator=gen)
+    weight = torch.randn(vocab, dim, generator=gen) * 0.5
+    return Call((hidden.to(dtype), norm_weight.to(dtype), weight.to(dtype), eps))
+
+
+CASES: list[Case] = [
+    Case(
+        "example_two_layers", "logit_lens",
+        lambda g: Call((torch.tensor([[[3.0, 4.0]], [[0.0, -2.0]]]), torch.tensor([1.0, 1.0]),
+                        torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]), 1e-6)),
+        public=True, note="L = 2 layers, one position, d = 2, V = 3",
+    ),
+    Case(
+        "example_norm_weight", "logit_lens",
+        lambda g: Call((torch.tensor([[[3.0, 4.0]]]), torch.tensor([2.0, 0.0]),
+                        torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]), 1e-6)),
+        public=True, note="the norm weight zeroes the second feature: token 0 wins now",
+    ),
+    Case("random_layers", "logit_lens", lambda g: _lens(g), note="4 layers, 6 positions"),
+    Case("growing_residual", "logit_lens",
+         lambda g: _lens(g, layers=5, scales=[0.5, 2.0, 8.0, 30.0, 100.0]),
+         note="the residual stream grows with depth; the norm removes the scale"),
+    Case("tiny_early_layer", "logit_lens",
+         lambda g: _lens(g, layers=3, scales=[3e-4, 1e-2, 1.0], eps=1e-5),
+         note="activations near sqrt(eps): eps belongs inside the square root"),
+    Case("peaked", "logit_lens", lambda g: _lens(g, layers=2, dim=32, vocab=60, scales=[30.0, 60.0]),
+         note="confident predictions: probabilities near 1"),
+    Case("single_position", "logit_lens", lambda g: _lens(g, layers=6, n=1), note="N = 1"),
+    Case("one_layer", "logit_lens", lambda g: _lens(g, layers=1, n=9), note="L = 1"),
+    Case("bf16_inputs", "logit_lens", lambda g: _lens(g, dtype=torch.bfloat16),
+         note="bfloat16 inputs: compute in float32, return int64 ids and float32 probabilities"),
+]
