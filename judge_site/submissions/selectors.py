@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeAlias
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Q, QuerySet
@@ -12,7 +12,7 @@ from django.db.models import Count, Q, QuerySet
 from judge_site.catalog.models import Problem
 from judge_site.submissions.models import Status, Submission, VerdictChoice
 
-AnyUser = AbstractBaseUser | AnonymousUser
+AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 
 
 def submission_visible_to(user: AnyUser) -> QuerySet[Submission]:
