@@ -76,7 +76,7 @@ EXPECT: dict[str, Expect] = {
     "lazy_tensor": one(Verdict.WA),
     "exit_early": one(Verdict.RE),
     "exit_at_import": one(Verdict.CE, Verdict.RE),
-    "kill_parent": one(Verdict.RE),
+    "kill_parent": one(Verdict.RE, says="ended during"),
     "background_process": one(Verdict.AC),
     "syntax_error": one(Verdict.CE),
     "fake_clock": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),

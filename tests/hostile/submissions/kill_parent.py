@@ -1,16 +1,16 @@
-"""SIGKILLs its parent, PID 1, then every process it may signal (itself included).
+"""SIGKILLs its parent, PID 1, every other process it may signal, then itself.
 Expected: RE; the worker outside is untouched."""
 import os
 import signal
 
 
 def _kill_everything():
-    for pid in (os.getppid(), 1):
+    for pid in (os.getppid(), 1, -1):
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    os.kill(-1, signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def embed(ids, weight, pad_id):
