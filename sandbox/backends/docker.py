@@ -157,6 +157,7 @@ class DockerSandbox(Sandbox):
             labels=labels,
             hostname="sandbox",
             network_mode="none",
+            ipc_mode="none",  # no /dev/shm: /tmp stays the one writable place
             read_only=True,
             tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={spec.tmpfs_mib}m,mode=1777"},
             cap_drop=["ALL"],

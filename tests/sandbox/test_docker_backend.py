@@ -130,6 +130,10 @@ def test_it_runs_hardened(run_id: str) -> None:
             "core": resource.getrlimit(resource.RLIMIT_CORE),
             "docker_sock": os.path.exists("/var/run/docker.sock") or os.path.exists("/run/docker.sock"),
             "pid1": open("/proc/1/cmdline").read().split("\\0")[0],
+            "writable": sorted(
+                root for root, dirs, _ in os.walk("/")
+                if not root.startswith(("/proc", "/sys")) and os.access(root, os.W_OK)
+            ),
         })
         """,
     )
@@ -149,6 +153,9 @@ def test_it_runs_hardened(run_id: str) -> None:
     assert facts["core"] == [0, 0]
     assert facts["docker_sock"] is False
     assert "init" in facts["pid1"]  # --init: a reaper is PID 1, not the runner
+    # /tmp is the one writable place (no /dev/shm); POSIX message queues stay, bounded by
+    # RLIMIT_MSGQUEUE (800 KiB per user).
+    assert set(facts["writable"]) <= {"/tmp", "/dev/mqueue"} and "/tmp" in facts["writable"]
 
 
 def test_it_limits_processes_and_threads(run_id: str) -> None:
