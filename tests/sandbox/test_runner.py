@@ -89,3 +89,84 @@ def test_time_then_last_output_gives_the_timed_result(box: LocalSandbox) -> None
 def test_unknown_ops_are_answered_not_fatal(box: LocalSandbox) -> None:
     assert ask(box, {"op": "format_disk"})["ok"] is False
     assert call(box, "double", 1)["obs"]["value"] == 2
+
+
+# ---- the CUDA timing path: its logic on CPU with a recording stand-in, the real thing on a GPU
+
+
+class _RecordingCuda:
+    """Stands in for torch.cuda: records the order of synchronisations and events."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+        cuda = self
+
+        class Event:
+            def __init__(self, enable_timing: bool = False) -> None:
+                assert enable_timing
+                self.name = "start" if not any(e.startswith("event") for e in log) else "end"
+                log.append(f"event {self.name}")
+
+            def record(self) -> None:
+                log.append(f"record {self.name}")
+
+            def synchronize(self) -> None:
+                log.append(f"wait {self.name}")
+
+            def elapsed_time(self, other: Any) -> float:
+                return 1.25  # milliseconds
+
+        self.Event = Event
+        self.cuda = cuda
+
+    def is_available(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        self.log.append("device sync")
+
+
+def test_the_cuda_timing_flushes_l2_and_brackets_the_call_with_device_syncs(tmp_path: Any) -> None:
+    import types
+
+    from sandbox import runner
+
+    log: list[str] = []
+    cuda = _RecordingCuda(log)
+
+    class FlushBuffer:
+        def zero_(self) -> None:
+            log.append("flush L2")
+
+    fake_torch = types.SimpleNamespace(
+        cuda=cuda,
+        Tensor=torch.Tensor,
+        empty=lambda *a, **k: FlushBuffer(),
+        uint8=torch.uint8,
+    )
+    server = runner._Server(framing, wire, fake_torch, str(tmp_path))
+
+    def student(x: int) -> int:
+        log.append("call")
+        return x + 1
+
+    elapsed_ns, host_ns, out = server._time_cuda(student, [1])
+    assert out == 2 and elapsed_ns == 1_250_000 and host_ns > 0
+    order = [e for e in log if not e.startswith("event")]
+    assert order == ["flush L2", "device sync", "record start", "call", "device sync", "record end", "wait end"]
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_runner_times_with_cuda_events(box: LocalSandbox) -> None:
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device here (run sandbox/gpu_check.sh on a GPU machine)")
+    specs = [{"randn": [1 << 20]}, {"randn": [1 << 20]}, 2.0]
+    reply = ask(box, {"op": "time", "which": "baseline", "baseline": "kernels.toy_baseline:axpy",
+                      "specs": specs, "seed": 5, "device": "cuda"})
+    assert reply["ok"] and 0 < reply["time_ns"] <= reply["host_ns"]
+    value = ask(box, {"op": "last_output", "which": "baseline"})["value"]
+    x, y, alpha = wire.build_inputs(specs, 5)
+    assert torch.allclose(value.tensor, alpha * x + y, atol=1e-5)
+    obs = ask(box, {"op": "call", "fn": "double", "grad_wrt": [], "grad_seed": 0, "device": "cuda"},
+              args=[torch.ones(3)], kwargs={})["obs"]
+    assert torch.equal(obs["value"].tensor, torch.full((3,), 2.0))
