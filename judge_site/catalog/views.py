@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from judge_site.catalog import selectors
 from judge_site.catalog.models import Difficulty
 from judge_site.submissions.models import Status, Submission
+
+RESUME_RECENT_MIN = 10
 
 
 @require_GET
@@ -37,12 +42,15 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
         raise Http404("no such problem")
     resume = None
     if request.user.is_authenticated:
-        resume = (
+        # A refresh resumes the latest judging: still running, or finished a moment ago.
+        latest = (
             Submission.objects.filter(user_id=request.user.pk, problem=problem)
-            .exclude(status=Status.DONE)
             .order_by("-created_at")
             .first()
         )
+        recent = timezone.now() - timedelta(minutes=RESUME_RECENT_MIN)
+        if latest is not None and (latest.status != Status.DONE or latest.created_at >= recent):
+            resume = latest
     limits = (problem.manifest or {}).get("limits", {})
     return render(
         request,

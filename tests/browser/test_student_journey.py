@@ -29,6 +29,21 @@ def set_code(page, code: str) -> None:
     page.evaluate("(code) => document.querySelector('.CodeMirror').CodeMirror.setValue(code)", code)
 
 
+def record_progress(page) -> None:
+    """Record every (status, number of test rows) the results panel shows from now on."""
+    page.evaluate(
+        """() => {
+        window.__progress = [];
+        const panel = document.getElementById("results");
+        new MutationObserver(() => {
+            const line = panel.querySelector(".status-line");
+            if (line) window.__progress.push(
+                [line.dataset.status, panel.querySelectorAll("tr.test-row").length]);
+        }).observe(panel, {childList: true, subtree: true});
+    }"""
+    )
+
+
 def editor_code(page) -> str:
     return page.evaluate("() => document.querySelector('.CodeMirror').CodeMirror.getValue()")
 
@@ -78,8 +93,13 @@ def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_work
 
     # Submit a correct solution: AC with a speedup against the baseline.
     set_code(page, CORRECT)
+    record_progress(page)
     page.click("#submit-btn")
     assert wait_verdict(page) == "AC", page.inner_text("#results")
+    seen = page.evaluate("() => window.__progress")
+    # Live progress: the panel showed the judging before the verdict, tests included.
+    assert any(status in ("queued", "running") for status, _ in seen), seen
+    assert any(status == "running" and tests > 0 for status, tests in seen), seen
     assert "(hidden)" in page.inner_text("#results")
     speedup = page.inner_text("#results .speedup")
     assert speedup.startswith("Speedup ") and speedup.endswith("×")
@@ -105,6 +125,8 @@ def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_work
     page.wait_for_selector(".CodeMirror")
     set_code(page, WRONG)
     page.click("#submit-btn")
+    page.wait_for_selector("#results .status-line")
+    page.reload()  # a refresh resumes the live progress of the unfinished judging
     assert wait_verdict(page) == "WA", page.inner_text("#results")
     worst = page.inner_text("#results .worst")
     assert worst.startswith("worst element at index")

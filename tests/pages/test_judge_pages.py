@@ -197,3 +197,18 @@ def test_a_queued_submission_shows_queued_in_history(client, alice, problem, enq
     services.submission_create(alice, problem, GOOD, "run")
     page = login(client, alice).get("/submissions/?verdict=queued").content.decode()
     assert Status.QUEUED in page
+
+
+def test_a_finished_judging_is_shown_again_only_for_a_while(client, alice, problem, inline_judging):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    sub = services.submission_create(alice, problem, GOOD, "run")
+    login(client, alice)
+    assert (
+        f'data-resume="/api/v1/submissions/{sub.pk}"'
+        in client.get("/problems/48/").content.decode()
+    )
+    Submission.objects.filter(pk=sub.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    assert "data-resume=" not in client.get("/problems/48/").content.decode()
