@@ -231,11 +231,12 @@ class DockerSandbox(Sandbox):
         if self._timer is not None:
             self._timer.cancel()
         exit_info = self._collect_exit(kill=True)
-        if self._sock is not None:
-            try:
-                self._sock.close()
-            except OSError:
-                pass
+        # The socket object only lets go of its fd once the SocketIO wrapped around it by the
+        # HTTP layer is closed too (socket._io_refs): close both, or every judging leaks one.
+        for closable in (getattr(self, "_raw", None), self._sock):
+            if closable is not None:
+                with contextlib.suppress(OSError):
+                    closable.close()
         if self._container is not None:
             try:
                 self._container.remove(force=True)

@@ -370,3 +370,22 @@ def test_a_gpu_is_held_by_one_sandbox_at_a_time(tmp_path: Any) -> None:
     second.acquire(1)
     second.release()
     assert GpuLock(str(tmp_path), "0").path != first.path
+
+
+def test_it_leaks_no_file_descriptors_or_threads(run_id: str) -> None:
+    import threading
+
+    backend = _probe_backend("import time\ntime.sleep(3600)")
+
+    def one_judging() -> None:
+        with backend.start(_spec(run_id)) as box:
+            with pytest.raises(SandboxTimeout):
+                box.recv(0.1)
+
+    for _ in range(6):  # the Docker client's HTTP connection pool fills up first
+        one_judging()
+    fds, threads = len(os.listdir("/proc/self/fd")), threading.active_count()
+    for _ in range(5):
+        one_judging()
+    assert len(os.listdir("/proc/self/fd")) <= fds
+    assert threading.active_count() <= threads
