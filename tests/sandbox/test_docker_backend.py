@@ -320,6 +320,22 @@ def test_it_reaps_old_orphans_only(run_id: str, client: Any) -> None:
             pass
 
 
+def test_the_reap_sandboxes_command_removes_old_orphans(run_id: str, client: Any) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    old = client.containers.create(
+        IMAGE, ["sleep", "3600"], network_mode="none",
+        labels={TEST_LABEL: run_id, "tensor-judge.sandbox": "1",
+                "tensor-judge.created": str(int(time.time()) - 7200)},
+    )
+    out = io.StringIO()
+    call_command("reap_sandboxes", "--older-than", "3600", "--backend", "docker", stdout=out)
+    assert "removed" in out.getvalue()
+    assert not client.containers.list(all=True, filters={"id": old.id})
+
+
 def test_the_real_runner_says_hello_and_records_the_environment(run_id: str) -> None:
     backend = get_backend("docker", image=IMAGE)
     with backend.start(_spec(run_id)) as box:
