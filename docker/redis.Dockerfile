@@ -1,5 +1,6 @@
 # Stand-in for the official redis image, for hosts without a registry: Debian's redis-server
 # on the local base image (apt-get works inside builds; only registries are unreachable).
+# Build context: docker/.
 ARG BASE_IMAGE=tensor-judge-base:bookworm
 FROM ${BASE_IMAGE}
 RUN apt-get update \

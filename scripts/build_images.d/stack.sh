@@ -17,8 +17,18 @@ build_ext_stack() {
     local start=$SECONDS
     log "compose stack images (offline build from $BASE_IMAGE)"
     # Interpolation needs these two set; they are not used by the build itself.
-    (cd "$ROOT" && SECRET_KEY="${SECRET_KEY:-build-only}" POSTGRES_PASSWORD="${POSTGRES_PASSWORD:-build-only}" \
-        LOCAL_BASE_IMAGE="$BASE_IMAGE" docker compose -f docker-compose.yml \
-        -f docker-compose.offline.yml build --quiet web worker redis postgres)
+    # Build with the same builder as `docker compose up --build` (the smoke test, users), so
+    # they share one layer cache: scripts/build_images exports DOCKER_BUILDKIT=0 for its own
+    # builds, which would select the classic builder and a separate cache.
+    # Output goes to a log, shown only on failure.
+    local build_log="$CACHE/stack-build.log"
+    if ! (cd "$ROOT" && SECRET_KEY="${SECRET_KEY:-build-only}" \
+            POSTGRES_PASSWORD="${POSTGRES_PASSWORD:-build-only}" \
+            LOCAL_BASE_IMAGE="$BASE_IMAGE" env -u DOCKER_BUILDKIT docker compose -f docker-compose.yml \
+            -f docker-compose.offline.yml build web worker redis postgres) >"$build_log" 2>&1; then
+        tail -n 40 "$build_log" >&2
+        log "compose stack images failed, full log: $build_log"
+        return 1
+    fi
     log "compose stack images ready in $((SECONDS - start)) s"
 }
