@@ -105,7 +105,9 @@ class _Verifier:
         self.case = Case(name=f"benchmark {shape.name}", fn=shape.fn, make=lambda gen: Call())
 
     def check(self, session: Session, seed: int, timeout_s: float) -> TestResult | None:
-        reply, blob = session.request({"op": "last_output", "which": "submission"}, timeout_s, "the benchmark")
+        reply, blob = session.request(
+            {"op": "last_output", "which": "submission"}, timeout_s, "the benchmark"
+        )
         got_value = session.value(reply, blob, "value")
         expected_value = self.fn(*wire.build_inputs(self.shape.args, seed))
         expected = {"kind": "return", "value": expected_value, "inputs_modified": [], "grads": None}
@@ -123,9 +125,21 @@ class _Verifier:
 
 
 def _time_one(
-    session: Session, which: str, shape: BenchShape, baseline: str, seed: int, device: str, timeout_s: float
+    session: Session,
+    which: str,
+    shape: BenchShape,
+    baseline: str,
+    seed: int,
+    device: str,
+    timeout_s: float,
 ) -> tuple[int, int]:
-    message: dict[str, Any] = {"op": "time", "which": which, "specs": shape.args, "seed": seed, "device": device}
+    message: dict[str, Any] = {
+        "op": "time",
+        "which": which,
+        "specs": shape.args,
+        "seed": seed,
+        "device": device,
+    }
     if which == "baseline":
         message["baseline"] = baseline
     else:
@@ -160,7 +174,9 @@ def bench_shape(
         verify = rounds == verify_round or rng.random() < VERIFY_PROBABILITY
         for which in order:
             seed = rng.getrandbits(62)
-            reported, round_trip = _time_one(session, which, shape, baseline, seed, device, timeout_s)
+            reported, round_trip = _time_one(
+                session, which, shape, baseline, seed, device, timeout_s
+            )
             if which == "submission" and verify:
                 wrong = verifier.check(session, seed, timeout_s)
                 if wrong is not None:
@@ -173,7 +189,10 @@ def bench_shape(
         measured = rounds - WARMUP_ROUNDS
         if measured >= MIN_ROUNDS and (
             time.monotonic() > deadline
-            or max(relative_error([float(t) for t in sub.times_ns]), relative_error([float(t) for t in base.times_ns]))
+            or max(
+                relative_error([float(t) for t in sub.times_ns]),
+                relative_error([float(t) for t in base.times_ns]),
+            )
             <= target
         ):
             break
@@ -211,7 +230,8 @@ def combine(results: list[BenchmarkResult]) -> BenchmarkResult:
         return results[0]
     speedup = math.exp(sum(math.log(r.speedup) for r in results) / len(results))
     notes = "; ".join(
-        f"{r.shape}: x{r.speedup:.2f} ({r.submission_ms:.3f} vs {r.baseline_ms:.3f} ms)" for r in results
+        f"{r.shape}: x{r.speedup:.2f} ({r.submission_ms:.3f} vs {r.baseline_ms:.3f} ms)"
+        for r in results
     )
     extra = "; ".join(r.note for r in results if r.note)
     return BenchmarkResult(

@@ -54,7 +54,11 @@ class _Mismatch(Exception):
 def is_memory_error(obs: dict[str, Any]) -> bool:
     mro = obs.get("mro") or []
     message = str(obs.get("message", "")).lower()
-    return "MemoryError" in mro or "OutOfMemoryError" in mro or any(m in message for m in MEMORY_MESSAGES)
+    return (
+        "MemoryError" in mro
+        or "OutOfMemoryError" in mro
+        or any(m in message for m in MEMORY_MESSAGES)
+    )
 
 
 def compare(
@@ -161,17 +165,25 @@ def _check_types_only(expected: Any, got: Any, path: str) -> None:
             _check_types_only(None, item, f"{path}[{key!r}]")
 
 
-def _compare_value(expected: Any, got: Any, path: str, case: Case, tols: dict[str, Tolerance]) -> None:
+def _compare_value(
+    expected: Any, got: Any, path: str, case: Case, tols: dict[str, Tolerance]
+) -> None:
     if isinstance(expected, torch.Tensor):
         if not isinstance(got, WireTensor) or got.cls != "torch.Tensor":
-            raise _Mismatch(WrongKind.TYPE, f"{path}: expected a torch.Tensor, got {_describe(got)}")
+            raise _Mismatch(
+                WrongKind.TYPE, f"{path}: expected a torch.Tensor, got {_describe(got)}"
+            )
         _compare_tensor(expected, got.tensor, path, case, tols)
         return
     if isinstance(got, Unsupported):
-        raise _Mismatch(WrongKind.TYPE, f"{path}: expected {_describe(expected)}, got {_describe(got)}")
+        raise _Mismatch(
+            WrongKind.TYPE, f"{path}: expected {_describe(expected)}, got {_describe(got)}"
+        )
     if type(expected) in (list, tuple):
         if type(got) is not type(expected) or len(got) != len(expected):
-            raise _Mismatch(WrongKind.TYPE, f"{path}: expected {_describe(expected)}, got {_describe(got)}")
+            raise _Mismatch(
+                WrongKind.TYPE, f"{path}: expected {_describe(expected)}, got {_describe(got)}"
+            )
         for i, (e, g) in enumerate(zip(expected, got, strict=True)):
             _compare_value(e, g, f"{path}[{i}]", case, tols)
         return
@@ -182,10 +194,16 @@ def _compare_value(expected: Any, got: Any, path: str, case: Case, tols: dict[st
             _compare_value(expected[key], got[key], f"{path}[{key!r}]", case, tols)
         return
     if type(got) is not type(expected):
-        raise _Mismatch(WrongKind.TYPE, f"{path}: expected {_describe(expected)}, got {_describe(got)}")
+        raise _Mismatch(
+            WrongKind.TYPE, f"{path}: expected {_describe(expected)}, got {_describe(got)}"
+        )
     if type(expected) is float:
         _compare_tensor(
-            torch.tensor(expected, dtype=torch.float64), torch.tensor(got, dtype=torch.float64), path, case, tols
+            torch.tensor(expected, dtype=torch.float64),
+            torch.tensor(got, dtype=torch.float64),
+            path,
+            case,
+            tols,
         )
         return
     if expected != got:
@@ -239,7 +257,11 @@ def _compare_tensor(
                 WrongKind.NAN,
                 f"{path}: NaN/Inf mismatch at index {list(index)}: expected "
                 f"{e64[index].item()!r}, got {g64[index].item()!r}",
-                {"index": list(index), "nonfinite_got": int(g_bad.sum()), "nonfinite_expected": int(e_bad.sum())},
+                {
+                    "index": list(index),
+                    "nonfinite_got": int(g_bad.sum()),
+                    "nonfinite_expected": int(e_bad.sum()),
+                },
             )
         finite = ~e_bad
         e64, g64 = torch.where(finite, e64, 0.0), torch.where(finite, g64, 0.0)

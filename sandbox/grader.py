@@ -104,7 +104,9 @@ class Session:
             raise Fault(Verdict.RE, f"the runner failed inside your process: {error}", fatal=False)
         return reply, blob
 
-    def value(self, reply: dict[str, Any], blob: bytes, key: str, *, keep_class: bool = True) -> Any:
+    def value(
+        self, reply: dict[str, Any], blob: bytes, key: str, *, keep_class: bool = True
+    ) -> Any:
         try:
             return wire.decode(reply.get(key), blob, keep_class=keep_class)
         except wire.WireError:
@@ -163,14 +165,21 @@ def judge(
     env: dict[str, Any] = {"backend": backend.name, **grader_environment()}
     if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
         return JudgeResult(
-            Verdict.CE, [], None, env, f"the file is larger than {MAX_SOURCE_BYTES} bytes", package.version
+            Verdict.CE,
+            [],
+            None,
+            env,
+            f"the file is larger than {MAX_SOURCE_BYTES} bytes",
+            package.version,
         )
     try:
         cases = package.load_cases()
         reference = package.load_reference()
     except Exception as exc:
         log.exception("cannot load package %s", package.path)
-        return JudgeResult(Verdict.IE, [], None, env, f"problem package failed to load: {exc}", package.version)
+        return JudgeResult(
+            Verdict.IE, [], None, env, f"problem package failed to load: {exc}", package.version
+        )
     selected = [c for c in cases if c.public or mode == Mode.SUBMIT]
     secret = secret_seed if secret_seed is not None else secrets.randbits(63)
     limits = package.limits
@@ -191,14 +200,18 @@ def judge(
         box = backend.start(spec)
     except Exception as exc:
         log.exception("sandbox start failed")
-        return JudgeResult(Verdict.IE, [], None, env, f"sandbox failed to start: {exc}", package.version)
+        return JudgeResult(
+            Verdict.IE, [], None, env, f"sandbox failed to start: {exc}", package.version
+        )
     try:
         with box:
             env.update(box.environment)
             return judging.run(Session(box, limits.output_kib))
     except Exception as exc:
         log.exception("internal error while judging")
-        return JudgeResult(Verdict.IE, judging.results, None, env, f"internal error: {exc}", package.version)
+        return JudgeResult(
+            Verdict.IE, judging.results, None, env, f"internal error: {exc}", package.version
+        )
 
 
 class _Judging:
@@ -255,19 +268,31 @@ class _Judging:
                     self.skip_rest(index + 1, "skipped: an earlier test ended your program")
                     return self.result(overall_verdict(self.results))
         benchmark = None
-        if self.mode == Mode.SUBMIT and self.package.benchmark and overall_verdict(self.results) == Verdict.AC:
+        if (
+            self.mode == Mode.SUBMIT
+            and self.package.benchmark
+            and overall_verdict(self.results) == Verdict.AC
+        ):
             from sandbox.bench import run_benchmark
 
             try:
                 bench_device = "auto" if self.package.device != "cpu" else "cpu"
                 benchmark, wrong = run_benchmark(session, self.package, bench_device)
             except Fault as fault:
-                benchmark, wrong = None, TestResult("benchmark", False, fault.verdict, fault.message)
+                benchmark, wrong = (
+                    None,
+                    TestResult("benchmark", False, fault.verdict, fault.message),
+                )
             if wrong is not None:
                 self.report(wrong)
         self._goodbye(session)
         return JudgeResult(
-            overall_verdict(self.results), self.results, benchmark, self.env, "", self.package.version
+            overall_verdict(self.results),
+            self.results,
+            benchmark,
+            self.env,
+            "",
+            self.package.version,
         )
 
     def _goodbye(self, session: Session) -> None:
@@ -289,10 +314,14 @@ class _Judging:
             "baselines": baselines,
         }
         try:
-            reply, _ = session.request(message, max(limits.time_s, 10.0) + SLACK_S, "the import of your file")
+            reply, _ = session.request(
+                message, max(limits.time_s, 10.0) + SLACK_S, "the import of your file"
+            )
         except Fault as fault:
             self.skip_rest(0, "skipped: your file could not be loaded")
-            verdict = Verdict.CE if fault.verdict == Verdict.RE and not fault.fatal else fault.verdict
+            verdict = (
+                Verdict.CE if fault.verdict == Verdict.RE and not fault.fatal else fault.verdict
+            )
             return self.result(verdict, fault.message)
         return self._load_status(reply)
 
@@ -320,7 +349,9 @@ class _Judging:
         call = case.make(torch.Generator().manual_seed(seed))
         grad_seed = seed ^ 0x5DEECE66D
         fn = getattr(self.reference, case.fn)
-        expected = wire.execute_call(fn, list(call.args), dict(call.kwargs), case.grad_wrt, grad_seed)
+        expected = wire.execute_call(
+            fn, list(call.args), dict(call.kwargs), case.grad_wrt, grad_seed
+        )
         limit = self.package.limits.time_s
         reply, blob = session.request(
             {

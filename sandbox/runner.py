@@ -305,7 +305,9 @@ def _syntax_error_text(exc: SyntaxError) -> str:
     if exc.text:
         lines.append(f"    {exc.text.rstrip()}")
         if exc.offset:
-            lines.append("    " + " " * (exc.offset - 1 - (len(exc.text) - len(exc.text.lstrip()))) + "^")
+            lines.append(
+                "    " + " " * (exc.offset - 1 - (len(exc.text) - len(exc.text.lstrip()))) + "^"
+            )
     lines.append(f"{type(exc).__name__}: {exc.msg}")
     return "\n".join(lines)
 

@@ -108,7 +108,11 @@ class _Encoder:
         if dtype is None:
             return {"t": "unsupported", "type": f"tensor of {plain.dtype}"}
         flat = plain.reshape(-1).clone()
-        data = ctypes.string_at(flat.data_ptr(), flat.numel() * flat.element_size()) if flat.numel() else b""
+        data = (
+            ctypes.string_at(flat.data_ptr(), flat.numel() * flat.element_size())
+            if flat.numel()
+            else b""
+        )
         node = {
             "t": "tensor",
             "cls": cls,
@@ -138,7 +142,9 @@ class _Encoder:
             return {"t": "str", "v": value}
         if isinstance(value, torch.Tensor):
             return self.tensor(value)
-        if kind in (list, tuple) or (isinstance(value, tuple | list) and not hasattr(value, "_fields")):
+        if kind in (list, tuple) or (
+            isinstance(value, tuple | list) and not hasattr(value, "_fields")
+        ):
             tag = "tuple" if isinstance(value, tuple) else "list"
             node: dict[str, Any] = {"t": tag, "v": [self.node(x, depth + 1) for x in list(value)]}
             if kind not in (list, tuple):
@@ -322,7 +328,9 @@ def _shape(value: Any) -> list[int]:
 @input_kind("randint")
 def _randint(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
     lo, hi = spec["randint"]
-    return torch.randint(int(lo), int(hi), _shape(spec["shape"]), generator=gen, dtype=_dtype(spec, "int64"))
+    return torch.randint(
+        int(lo), int(hi), _shape(spec["shape"]), generator=gen, dtype=_dtype(spec, "int64")
+    )
 
 
 @input_kind("randn")

@@ -26,7 +26,11 @@ TOY = FIXTURES / "900-toy"
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=180,
+        [sys.executable, *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=180,
         env={**os.environ, **(env or {})},
     )
 
@@ -59,14 +63,27 @@ def test_the_offline_cli_is_a_module_entry_point() -> None:
 
 def test_manage_py_judge_has_the_exact_json_interface() -> None:
     env = {"DEBUG": "true", "JUDGE_BACKEND": "local", "JUDGE_PROBLEMS_DIR": str(FIXTURES)}
-    proc = run("manage.py", "judge", "900", str(TOY / "solutions" / "WA" / "ignores_alpha.py"),
-               "--mode", "run", "--json", env=env)
+    proc = run(
+        "manage.py",
+        "judge",
+        "900",
+        str(TOY / "solutions" / "WA" / "ignores_alpha.py"),
+        "--mode",
+        "run",
+        "--json",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["verdict"] == "WA"
     assert {"verdict", "tests", "benchmark", "environment"} <= set(data)
     assert set(data["tests"][0]) >= {"name", "public", "verdict", "message"}
-    assert data["tests"][0] == {**data["tests"][0], "name": "small", "public": True, "verdict": "WA"}
+    assert data["tests"][0] == {
+        **data["tests"][0],
+        "name": "small",
+        "public": True,
+        "verdict": "WA",
+    }
     assert data["environment"]["backend"] == "local"
 
 

@@ -25,10 +25,21 @@ def got(value: Any, cls: str = "torch.Tensor", **extra: Any) -> dict[str, Any]:
 
 
 def raised(name: str, *mro: str) -> dict[str, Any]:
-    return {"kind": "raise", "type": name, "mro": [name, *mro, "Exception"], "message": "m", "traceback": "tb"}
+    return {
+        "kind": "raise",
+        "type": name,
+        "mro": [name, *mro, "Exception"],
+        "message": "m",
+        "traceback": "tb",
+    }
 
 
-def check(expected: dict[str, Any], observed: dict[str, Any], case: Case = CASE, tols: dict[str, Tolerance] | None = None):  # noqa: ANN201
+def check(
+    expected: dict[str, Any],
+    observed: dict[str, Any],
+    case: Case = CASE,
+    tols: dict[str, Tolerance] | None = None,
+):  # noqa: ANN201
     return compare(expected, observed, case, tols or {})
 
 
@@ -64,7 +75,9 @@ def test_package_tolerances_override_the_defaults() -> None:
         (torch.tensor([1, 2]), torch.tensor([1, 3]), WrongKind.VALUE),
     ],
 )
-def test_it_classifies_tensor_mismatches(expected: torch.Tensor, observed: torch.Tensor, kind: WrongKind) -> None:
+def test_it_classifies_tensor_mismatches(
+    expected: torch.Tensor, observed: torch.Tensor, kind: WrongKind
+) -> None:
     out = check(ret(expected), got(observed))
     assert (out.verdict, out.wrong_kind) == (Verdict.WA, kind)
 
@@ -74,7 +87,10 @@ def test_nan_matches_nan_only_when_the_case_allows_it() -> None:
     allow = Case("c", "f", lambda g: Call(), allow_nan=True)
     assert check(ret(e), got(e.clone()), case=allow).verdict == Verdict.AC
     assert check(ret(e), got(e.clone())).wrong_kind == WrongKind.NAN
-    assert check(ret(e), got(torch.tensor([1.0, 0.0, -math.inf])), case=allow).wrong_kind == WrongKind.NAN
+    assert (
+        check(ret(e), got(torch.tensor([1.0, 0.0, -math.inf])), case=allow).wrong_kind
+        == WrongKind.NAN
+    )
 
 
 def test_exact_cases_compare_bits() -> None:
@@ -116,7 +132,9 @@ def test_raising_where_the_reference_returned_is_a_runtime_error_and_memory_is_m
 
 def test_inputs_modified_and_gradients() -> None:
     e = torch.ones(2)
-    assert check(ret(e), got(e, inputs_modified=["args[0]"])).wrong_kind == WrongKind.INPUTS_MODIFIED
+    assert (
+        check(ret(e), got(e, inputs_modified=["args[0]"])).wrong_kind == WrongKind.INPUTS_MODIFIED
+    )
     grad_case = Case("c", "f", lambda g: Call(), grad_wrt=(0,))
     good = got(e, grads=[WireTensor(torch.ones(2), "torch.Tensor")])
     assert check(ret(e, grads=[torch.ones(2)]), good, case=grad_case).verdict == Verdict.AC
@@ -127,5 +145,10 @@ def test_inputs_modified_and_gradients() -> None:
 def test_a_custom_check_replaces_the_value_comparison_but_not_the_type_rules() -> None:
     lenient = Case("c", "f", lambda g: Call(), check=lambda e, g: None if g.sum() > 0 else "empty")
     assert check(ret(torch.ones(2)), got(torch.ones(3)), case=lenient).verdict == Verdict.AC
-    assert check(ret(torch.ones(2)), got(torch.zeros(3)), case=lenient).wrong_kind == WrongKind.VALUE
-    assert check(ret(torch.ones(2)), got(torch.ones(3), "x.Lazy"), case=lenient).wrong_kind == WrongKind.TYPE
+    assert (
+        check(ret(torch.ones(2)), got(torch.zeros(3)), case=lenient).wrong_kind == WrongKind.VALUE
+    )
+    assert (
+        check(ret(torch.ones(2)), got(torch.ones(3), "x.Lazy"), case=lenient).wrong_kind
+        == WrongKind.TYPE
+    )

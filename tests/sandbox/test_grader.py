@@ -48,7 +48,9 @@ def test_every_tagged_wrong_solution_gets_its_verdict(
         assert first_fault(result.tests).wrong_kind == WRONG_KINDS[name]
 
 
-def test_the_reference_is_accepted_with_a_benchmark(judge_toy: JudgeFn, toy: ProblemPackage) -> None:
+def test_the_reference_is_accepted_with_a_benchmark(
+    judge_toy: JudgeFn, toy: ProblemPackage
+) -> None:
     result = judge_toy((toy.path / "solution.py").read_text())
     assert result.verdict == Verdict.AC
     assert [t.name for t in result.tests] == ["small", "bf16", "shapes differ", "large", "grad"]
@@ -70,7 +72,9 @@ def test_a_slow_correct_solution_is_accepted_and_measured_slower(judge_toy: Judg
     assert result.benchmark.speedup < 0.5, result.benchmark
 
 
-def test_a_forged_clock_never_yields_a_speedup_the_host_clock_contradicts(judge_toy: JudgeFn) -> None:
+def test_a_forged_clock_never_yields_a_speedup_the_host_clock_contradicts(
+    judge_toy: JudgeFn,
+) -> None:
     result = judge_toy("AC/forged_clock.py")
     assert result.verdict == Verdict.AC
     bench = result.benchmark
@@ -90,7 +94,9 @@ def test_run_mode_judges_only_the_public_tests_and_reports_each_as_it_ends(
     assert seen == result.tests
 
 
-def test_a_public_wrong_answer_names_the_worst_element(tagged_wrong_results: dict[str, JudgeResult]) -> None:
+def test_a_public_wrong_answer_names_the_worst_element(
+    tagged_wrong_results: dict[str, JudgeResult],
+) -> None:
     small = tagged_wrong_results["WA/ignores_alpha.py"].tests[0]
     assert small.public and small.wrong_kind == WrongKind.VALUE
     assert "worst element at index [" in small.message and "abs error" in small.message
@@ -107,14 +113,18 @@ def test_hidden_tests_say_only_what_the_feedback_policy_allows(
     assert large.details == {}, "no worst element (it would leak hidden data)"
 
 
-def test_a_runtime_error_shows_the_students_own_frames(tagged_wrong_results: dict[str, JudgeResult]) -> None:
+def test_a_runtime_error_shows_the_students_own_frames(
+    tagged_wrong_results: dict[str, JudgeResult],
+) -> None:
     small = tagged_wrong_results["RE/index_error.py"].tests[0]
     assert small.verdict == Verdict.RE
     assert 'File "submission.py", line 2, in helper' in small.message
     assert "runner.py" not in small.message and "wire.py" not in small.message
 
 
-def test_faults_end_the_judging_and_skip_the_rest(tagged_wrong_results: dict[str, JudgeResult]) -> None:
+def test_faults_end_the_judging_and_skip_the_rest(
+    tagged_wrong_results: dict[str, JudgeResult],
+) -> None:
     result = tagged_wrong_results["TLE/infinite_loop.py"]
     assert [t.verdict for t in result.tests] == [Verdict.TLE] + [Verdict.SK] * 4
     assert "2 s" in result.tests[0].message

@@ -24,7 +24,9 @@ def hello(box: LocalSandbox) -> dict[str, object]:
     return message
 
 
-def request(box: LocalSandbox, message: dict[str, object], timeout_s: float = 30) -> dict[str, object]:
+def request(
+    box: LocalSandbox, message: dict[str, object], timeout_s: float = 30
+) -> dict[str, object]:
     box.send(framing.encode_frame(message))
     reply, _ = framing.decode_frame(box.recv(timeout_s))
     return reply
@@ -51,7 +53,9 @@ def test_it_starts_a_limited_runner_and_cleans_up_everything(local_backend: Back
             "CHILD = subprocess.Popen(['sleep', '300'])\n"
             "def axpy(x, y, alpha):\n    return CHILD.pid\n"
         )
-        assert request(box, {"op": "load", "source": source, "functions": ["axpy"]})["status"] == "ok"
+        assert (
+            request(box, {"op": "load", "source": source, "functions": ["axpy"]})["status"] == "ok"
+        )
         tmp = box.tmp
         assert tmp.is_dir()
     finally:
@@ -65,8 +69,14 @@ def live_session_members(sid: int, wait_s: float = 5.0) -> list[str]:
     """Processes of session ``sid`` that are not zombies, once they had ``wait_s`` to go."""
     deadline = time.monotonic() + wait_s
     while True:
-        out = subprocess.run(["ps", "-eo", "sid=,stat=,pid="], capture_output=True, text=True).stdout
-        alive = [line for line in out.splitlines() if line.split()[0] == str(sid) and "Z" not in line.split()[1]]
+        out = subprocess.run(
+            ["ps", "-eo", "sid=,stat=,pid="], capture_output=True, text=True
+        ).stdout
+        alive = [
+            line
+            for line in out.splitlines()
+            if line.split()[0] == str(sid) and "Z" not in line.split()[1]
+        ]
         if not alive or time.monotonic() > deadline:
             return alive
         time.sleep(0.1)
@@ -79,15 +89,23 @@ def test_recv_times_out_and_the_frame_cap_holds(local_backend: Backend) -> None:
         with pytest.raises(SandboxTimeout):
             box.recv(0.2)
         source = "import torch\ndef big():\n    return torch.zeros(1 << 20)\n"
-        assert request(box, {"op": "load", "source": source, "functions": ["big"]})["status"] == "ok"
+        assert (
+            request(box, {"op": "load", "source": source, "functions": ["big"]})["status"] == "ok"
+        )
         from sandbox import wire
 
-        box.send(wire.frame({"op": "call", "fn": "big", "grad_wrt": [], "grad_seed": 0}, args=[], kwargs={}))
+        box.send(
+            wire.frame(
+                {"op": "call", "fn": "big", "grad_wrt": [], "grad_seed": 0}, args=[], kwargs={}
+            )
+        )
         with pytest.raises(FrameTooLarge):
             box.recv(30)
 
 
-def test_the_runner_environment_holds_no_secrets(local_backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_runner_environment_holds_no_secrets(
+    local_backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SECRET_KEY", "do-not-leak")
     with local_backend.start(SandboxSpec(wall_time_s=60)) as box:
         assert isinstance(box, LocalSandbox)

@@ -12,7 +12,7 @@ from sandbox import framing, wire
 from sandbox.backends.base import Backend, SandboxSpec
 from sandbox.backends.local import LocalSandbox
 
-SOURCE = '''
+SOURCE = """
 import sys
 
 def double(x):
@@ -27,7 +27,7 @@ def boom():
 
 def helper():
     return 1 / 0
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +37,15 @@ def box(local_backend: Backend) -> Iterator[LocalSandbox]:
     with sandbox:
         hello, _ = framing.decode_frame(sandbox.recv(120))
         assert hello["op"] == "hello"
-        reply = ask(sandbox, {"op": "load", "source": SOURCE, "functions": ["double", "paths", "boom"],
-                              "baselines": ["kernels.toy_baseline:axpy"]})
+        reply = ask(
+            sandbox,
+            {
+                "op": "load",
+                "source": SOURCE,
+                "functions": ["double", "paths", "boom"],
+                "baselines": ["kernels.toy_baseline:axpy"],
+            },
+        )
         assert reply["status"] == "ok"
         yield sandbox
 
@@ -53,7 +60,9 @@ def ask(box: LocalSandbox, message: dict[str, Any], **values: Any) -> dict[str, 
 
 
 def call(box: LocalSandbox, fn: str, *args: Any) -> dict[str, Any]:
-    return ask(box, {"op": "call", "fn": fn, "grad_wrt": [], "grad_seed": 0}, args=list(args), kwargs={})
+    return ask(
+        box, {"op": "call", "fn": fn, "grad_wrt": [], "grad_seed": 0}, args=list(args), kwargs={}
+    )
 
 
 def test_a_call_returns_the_observation_and_counts_printed_bytes(box: LocalSandbox) -> None:
@@ -78,8 +87,17 @@ def test_a_raise_carries_a_traceback_of_the_students_file_only(box: LocalSandbox
 
 def test_time_then_last_output_gives_the_timed_result(box: LocalSandbox) -> None:
     specs = [{"randn": [1000]}, {"randn": [1000]}, 3.0]
-    reply = ask(box, {"op": "time", "which": "baseline", "baseline": "kernels.toy_baseline:axpy",
-                      "specs": specs, "seed": 11, "device": "cpu"})
+    reply = ask(
+        box,
+        {
+            "op": "time",
+            "which": "baseline",
+            "baseline": "kernels.toy_baseline:axpy",
+            "specs": specs,
+            "seed": 11,
+            "device": "cpu",
+        },
+    )
     assert reply["ok"] and 0 < reply["time_ns"] < 1e9
     out = ask(box, {"op": "last_output", "which": "baseline"})["value"].tensor
     x, y, alpha = wire.build_inputs(specs, 11)
@@ -153,7 +171,15 @@ def test_the_cuda_timing_flushes_l2_and_brackets_the_call_with_device_syncs(tmp_
     elapsed_ns, host_ns, out = server._time_cuda(student, [1])
     assert out == 2 and elapsed_ns == 1_250_000 and host_ns > 0
     order = [e for e in log if not e.startswith("event")]
-    assert order == ["flush L2", "device sync", "record start", "call", "device sync", "record end", "wait end"]
+    assert order == [
+        "flush L2",
+        "device sync",
+        "record start",
+        "call",
+        "device sync",
+        "record end",
+        "wait end",
+    ]
 
 
 @pytest.mark.gpu
@@ -161,12 +187,25 @@ def test_on_a_gpu_the_runner_times_with_cuda_events(box: LocalSandbox) -> None:
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device here (run sandbox/gpu_check.sh on a GPU machine)")
     specs = [{"randn": [1 << 20]}, {"randn": [1 << 20]}, 2.0]
-    reply = ask(box, {"op": "time", "which": "baseline", "baseline": "kernels.toy_baseline:axpy",
-                      "specs": specs, "seed": 5, "device": "cuda"})
+    reply = ask(
+        box,
+        {
+            "op": "time",
+            "which": "baseline",
+            "baseline": "kernels.toy_baseline:axpy",
+            "specs": specs,
+            "seed": 5,
+            "device": "cuda",
+        },
+    )
     assert reply["ok"] and 0 < reply["time_ns"] <= reply["host_ns"]
     value = ask(box, {"op": "last_output", "which": "baseline"})["value"]
     x, y, alpha = wire.build_inputs(specs, 5)
     assert torch.allclose(value.tensor, alpha * x + y, atol=1e-5)
-    obs = ask(box, {"op": "call", "fn": "double", "grad_wrt": [], "grad_seed": 0, "device": "cuda"},
-              args=[torch.ones(3)], kwargs={})["obs"]
+    obs = ask(
+        box,
+        {"op": "call", "fn": "double", "grad_wrt": [], "grad_seed": 0, "device": "cuda"},
+        args=[torch.ones(3)],
+        kwargs={},
+    )["obs"]
     assert torch.equal(obs["value"].tensor, torch.full((3,), 2.0))

@@ -26,12 +26,20 @@ def test_it_round_trips_tensors_of_every_dtype_bit_for_bit(dtype: torch.dtype) -
     back = roundtrip(tensor)
     assert isinstance(back, torch.Tensor)
     assert back.dtype == dtype and back.shape == (3, 5)
-    assert torch.equal(back.view(-1).view(torch.uint8), tensor.contiguous().view(-1).view(torch.uint8))
+    assert torch.equal(
+        back.view(-1).view(torch.uint8), tensor.contiguous().view(-1).view(torch.uint8)
+    )
 
 
 def test_it_round_trips_views_scalars_and_empty_tensors() -> None:
     big = torch.arange(24, dtype=torch.float32).reshape(4, 6)
-    values = [big[:, 1::2], big.t(), torch.tensor(3.5), torch.empty(0, 7), torch.zeros(2, 0, dtype=torch.int64)]
+    values = [
+        big[:, 1::2],
+        big.t(),
+        torch.tensor(3.5),
+        torch.empty(0, 7),
+        torch.zeros(2, 0, dtype=torch.int64),
+    ]
     for value, back in zip(values, roundtrip(values), strict=True):  # type: ignore[call-overload]
         assert back.shape == value.shape and torch.equal(back, value)
 
@@ -70,10 +78,38 @@ def test_it_marks_unsupported_values_instead_of_failing() -> None:
 @pytest.mark.parametrize(
     "tree",
     [
-        {"t": "tensor", "cls": "torch.Tensor", "dtype": "float32", "shape": [4], "offset": 0, "nbytes": 16},
-        {"t": "tensor", "cls": "torch.Tensor", "dtype": "float32", "shape": [1], "offset": -4, "nbytes": 4},
-        {"t": "tensor", "cls": "torch.Tensor", "dtype": "object", "shape": [1], "offset": 0, "nbytes": 4},
-        {"t": "tensor", "cls": "torch.Tensor", "dtype": "float32", "shape": [-1], "offset": 0, "nbytes": 4},
+        {
+            "t": "tensor",
+            "cls": "torch.Tensor",
+            "dtype": "float32",
+            "shape": [4],
+            "offset": 0,
+            "nbytes": 16,
+        },
+        {
+            "t": "tensor",
+            "cls": "torch.Tensor",
+            "dtype": "float32",
+            "shape": [1],
+            "offset": -4,
+            "nbytes": 4,
+        },
+        {
+            "t": "tensor",
+            "cls": "torch.Tensor",
+            "dtype": "object",
+            "shape": [1],
+            "offset": 0,
+            "nbytes": 4,
+        },
+        {
+            "t": "tensor",
+            "cls": "torch.Tensor",
+            "dtype": "float32",
+            "shape": [-1],
+            "offset": 0,
+            "nbytes": 4,
+        },
         {"t": "pickle", "v": "gASV"},
         {"t": "float", "v": 1.5},
         "not a node",
