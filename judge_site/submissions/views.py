@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -117,6 +119,8 @@ def submission_list(request: HttpRequest) -> HttpResponse:
         request.user, problem=problem, verdict=verdict, everyone=everyone
     )
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    keep = {"problem": number, "verdict": verdict, "who": "all" if everyone else ""}
+    query = urlencode({k: v for k, v in keep.items() if v})
     return render(
         request,
         "submissions/submission_list.html",
@@ -125,6 +129,7 @@ def submission_list(request: HttpRequest) -> HttpResponse:
             "problems": catalog_selectors.problem_visible_to(request.user).order_by("number"),
             "verdicts": VerdictChoice.choices,
             "current": {"problem": number, "verdict": verdict, "everyone": everyone},
+            "query": query,
         },
     )
 

@@ -212,3 +212,29 @@ def test_a_finished_judging_is_shown_again_only_for_a_while(client, alice, probl
     )
     Submission.objects.filter(pk=sub.pk).update(created_at=timezone.now() - timedelta(hours=1))
     assert "data-resume=" not in client.get("/problems/48/").content.decode()
+
+
+def test_the_problem_page_degrades_to_a_textarea_without_built_assets(
+    client, alice, problem, monkeypatch
+):
+    from judge_site.catalog.templatetags import judge_assets
+
+    judge_assets._url.cache_clear()
+    monkeypatch.setattr(judge_assets.finders, "find", lambda path: None)
+    monkeypatch.setattr(judge_assets.staticfiles_storage, "exists", lambda path: False)
+    try:
+        page = login(client, alice).get("/problems/48/").content.decode()
+    finally:
+        judge_assets._url.cache_clear()
+    assert "codemirror not built" in page and "vendor/codemirror" not in page
+    assert "katex not built" in page and "vendor/katex" not in page
+    assert '<textarea id="code"' in page and "judge/problem.js" in page
+    assert '<span class="math inline">y = W x</span>' in page  # TeX source stays readable
+
+
+def test_history_pages_keep_the_filters(client, charlie, problem, enqueued, settings):
+    settings.JUDGE_RATE_LIMIT_PER_MINUTE = 100
+    for _ in range(51):
+        services.submission_create(charlie, problem, GOOD, "run")
+    page = login(client, charlie).get("/submissions/?who=all&problem=48").content.decode()
+    assert 'href="?problem=48&amp;who=all&amp;page=2"' in page
