@@ -365,7 +365,8 @@ class DockerSandbox(Sandbox):
         end = HEADER.size + length
         if len(buf) < end:
             return None
-        frame = bytes(buf[:end])
+        with memoryview(buf) as view:  # one copy of a possibly large frame, not two
+            frame = bytes(view[:end])
         del buf[:end]
         return frame
 
