@@ -82,6 +82,14 @@ def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_work
     page.wait_for_selector(".CodeMirror")
     assert editor_code(page).startswith("# my first try\n")
 
+    # Reset to starter (after a confirmation) drops the draft.
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#reset-btn")
+    assert editor_code(page) == problem48.starter_code
+    page.reload()
+    page.wait_for_selector(".CodeMirror")
+    assert editor_code(page) == problem48.starter_code
+
     # Run (Ctrl+Enter): public tests only, each shown with its verdict.
     page.click(".CodeMirror-line >> nth=0")
     page.keyboard.press("Control+Enter")
