@@ -209,8 +209,10 @@ class DockerSandbox(Sandbox):
                 # do not read, Docker's kill waits seconds for that copy to finish.
                 self._hang_up()
                 container.kill()
-        except (NotFound, APIError):
+        except NotFound:
             pass
+        except Exception as exc:  # runs on the timer thread too: never let it raise
+            log.warning("sandbox %s: kill failed: %s", self.container_id, exc)
 
     def _hang_up(self) -> None:
         if self._sock is not None:
@@ -242,7 +244,7 @@ class DockerSandbox(Sandbox):
                 self._container.remove(force=True)
             except NotFound:
                 pass
-            except APIError as exc:  # e.g. removal already in progress
+            except Exception as exc:  # removal in progress, engine gone: the reaper finishes
                 log.warning("sandbox %s: remove failed: %s", self.container_id, exc)
         if self._gpu_lock is not None:
             self._gpu_lock.release()
@@ -278,15 +280,17 @@ class DockerSandbox(Sandbox):
                 if state["Running"] and kill:
                     self._killed_by_us = True
                     self._hang_up()
-                    self._container.kill()
-                    self._container.wait(timeout=10)
+                    with contextlib.suppress(APIError):  # it may have ended meanwhile
+                        self._container.kill()
+                    with contextlib.suppress(Exception):  # a read timeout of the wait
+                        self._container.wait(timeout=10)
                     self._container.reload()
                     state = self._container.attrs["State"]
                 if not state["Running"]:
                     exit_code = int(state["ExitCode"])
                     self._drain(0.5)
                 oom = bool(state.get("OOMKilled"))
-            except (NotFound, APIError, DockerException) as exc:
+            except Exception as exc:  # the engine went away: report what we know
                 log.warning("sandbox %s: no exit state: %s", self.container_id, exc)
         return SandboxExit(
             exit_code=exit_code,
