@@ -405,3 +405,14 @@ def test_it_leaks_no_file_descriptors_or_threads(run_id: str) -> None:
         one_judging()
     assert len(os.listdir("/proc/self/fd")) <= fds
     assert threading.active_count() <= threads
+
+
+def test_it_fails_cleanly_when_the_engine_is_unreachable(tmp_path: Any) -> None:
+    import docker
+
+    dead = docker.DockerClient(base_url=f"unix://{tmp_path}/no-engine.sock", version="1.41", timeout=5)
+    backend = get_backend("docker", image=IMAGE, client=dead)
+    t0 = time.monotonic()
+    with pytest.raises(Exception, match="No such file"):  # the grader turns it into IE
+        backend.start(SandboxSpec())
+    assert time.monotonic() - t0 < 10
