@@ -78,7 +78,10 @@ def submission_create(
         raise SubmissionError("problem", f"problem {problem.number} is not published", status=404)
     if not isinstance(code, str) or not code.strip():
         raise SubmissionError("code", "code is empty")
-    size = len(code.encode("utf-8", errors="surrogatepass"))
+    try:
+        size = len(code.encode("utf-8"))
+    except UnicodeEncodeError:  # lone surrogates, e.g. "\ud800" sent through JSON
+        raise SubmissionError("code", "code is not valid Unicode text") from None
     cap = settings.JUDGE_MAX_CODE_BYTES
     if size > cap:
         raise SubmissionError("code", f"code is {size} bytes; the limit is {cap} bytes")

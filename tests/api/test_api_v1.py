@@ -77,6 +77,7 @@ def test_it_accepts_a_slug_and_reports_queue_position(client, alice, problem, en
         ({"problem": 50, "code": GOOD, "mode": "run"}, 404, "problem"),
         ({"problem": 48, "code": GOOD, "mode": "fast"}, 400, "mode"),
         ("not json", 400, "body"),
+        ('{"problem": 48, "code": "x = 1  # \\ud800", "mode": "run"}', 400, "code"),
     ],
 )
 def test_it_rejects_bad_input_naming_the_field(
