@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
@@ -92,6 +94,10 @@ def submissions(request: HttpRequest) -> JsonResponse:
         return _error("authentication required (header: Authorization: Token <key>)", 401)
     try:
         body = json.loads(request.body or b"{}")
+    except RequestDataTooBig:
+        return _error(
+            f"code: the request is too large (limit {settings.JUDGE_MAX_CODE_BYTES} bytes of code)"
+        )
     except (json.JSONDecodeError, UnicodeDecodeError):
         return _error("body: not valid JSON")
     if not isinstance(body, dict):

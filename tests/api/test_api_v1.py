@@ -149,3 +149,10 @@ def test_create_api_token_prints_a_stable_key(alice, capsys):
     assert capsys.readouterr().out.strip() == first == ApiToken.objects.get(user=alice).key
     call_command("create_api_token", "alice", "--rotate")
     assert capsys.readouterr().out.strip() != first
+
+
+def test_a_request_body_over_djangos_cap_is_a_400_naming_code(client, alice, problem, enqueued):
+    huge = {"problem": 48, "code": "#" * 3_000_000, "mode": "run"}
+    response = post(client, token_for(alice), huge)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("code:")
