@@ -94,7 +94,10 @@
         headers: { Accept: "application/json", "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value }
       }).then(function (r) {
         if (r.status === 403) { busy(false); showError("Your session has expired or the page is stale: reload the page or log in again.", true); return null; }
-        return r.json().then(function (data) { return { ok: r.ok, status: r.status, data: data }; });
+        return r.json().catch(function () {
+          // Not our JSON: Django refused the request itself (e.g. a body over its size cap).
+          return { error: r.status === 400 || r.status === 413 ? "Your code is too large." : "Refused (HTTP " + r.status + ")." };
+        }).then(function (data) { return { ok: r.ok, status: r.status, data: data }; });
       }).then(function (res) {
         if (!res) return;
         if (!res.ok) { busy(false); showError(res.data.error || ("Refused (HTTP " + res.status + ")"), res.status === 401); return; }
