@@ -90,6 +90,16 @@ def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_work
     page.wait_for_selector(".CodeMirror")
     assert editor_code(page) == problem48.starter_code
 
+    # Bad input is refused with a clear message, and nothing is judged.
+    set_code(page, "   \n")
+    page.click("#run-btn")
+    assert "code is empty" in page.wait_for_selector("#results .alert").inner_text()
+    set_code(page, "#" * 70_000)
+    page.click("#run-btn")
+    assert "the limit is" in page.wait_for_selector("#results .alert").inner_text()
+    shot(page, "02a-bad-input")
+    set_code(page, problem48.starter_code)
+
     # Run (Ctrl+Enter): public tests only, each shown with its verdict.
     page.click(".CodeMirror-line >> nth=0")
     page.keyboard.press("Control+Enter")
