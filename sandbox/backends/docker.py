@@ -62,6 +62,7 @@ STDOUT, STDERR = 1, 2
 # own, a warning) before the output limit counts as exceeded.
 STDERR_SLACK_BYTES = 16 * 1024
 TAIL_BYTES = 8 * 1024
+INODES_PER_MIB = 256  # one inode per 4 KiB page of /tmp
 
 
 class GpuLock:
@@ -159,7 +160,9 @@ class DockerSandbox(Sandbox):
             network_mode="none",
             ipc_mode="none",  # no /dev/shm: /tmp stays the one writable place
             read_only=True,
-            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={spec.tmpfs_mib}m,mode=1777"},
+            # nr_inodes: empty files cost no pages but kernel memory the size= cap misses.
+            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={spec.tmpfs_mib}m,"
+                           f"nr_inodes={spec.tmpfs_mib * INODES_PER_MIB},mode=1777"},
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             pids_limit=spec.pids,

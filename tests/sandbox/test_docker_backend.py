@@ -416,3 +416,32 @@ def test_it_fails_cleanly_when_the_engine_is_unreachable(tmp_path: Any) -> None:
     with pytest.raises(Exception, match="No such file"):  # the grader turns it into IE
         backend.start(SandboxSpec())
     assert time.monotonic() - t0 < 10
+
+
+def test_it_bounds_tmp_in_bytes_and_in_files(run_id: str) -> None:
+    facts = _probe(
+        run_id,
+        """
+        n = 0
+        try:
+            while n < 100000:
+                open(f"/tmp/f{n}", "w").close()
+                n += 1
+        except OSError as exc:
+            files_err = exc.errno
+        for f in os.listdir("/tmp"):
+            os.unlink(os.path.join("/tmp", f))
+        written = 0
+        try:
+            with open("/tmp/big", "wb") as f:
+                while written < 64 << 20:
+                    f.write(b"\\0" * (1 << 20))
+                    written += 1 << 20
+        except OSError as exc:
+            bytes_err = exc.errno
+        reply({"files": n, "files_err": files_err, "bytes": written, "bytes_err": bytes_err})
+        """,
+        tmpfs_mib=8,
+    )
+    assert facts["files"] < 8 * 256 and facts["files_err"] == 28  # ENOSPC
+    assert facts["bytes"] <= 8 << 20 and facts["bytes_err"] == 28
