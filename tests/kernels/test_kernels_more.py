@@ -130,3 +130,23 @@ def test_parameter_count_matches_torch_modules() -> None:
     per_layer = sum(p.numel() for m in layer for p in m.parameters())
     expected = 2 * per_layer + 16 + 2 * 50 * 16
     assert count_parameters(cfg)["total"] == expected
+
+
+def test_nearest_neighbours_matches_loops() -> None:
+    from kernels.neighbours import nearest_neighbours
+
+    gen = torch.Generator().manual_seed(21)
+    weight = torch.randn(40, 5, generator=gen) * torch.rand(40, 1, generator=gen) * 5
+    queries = torch.tensor([0, 7, 7, 39])
+    ids, sims = nearest_neighbours(weight, queries, 4)
+    for row, t in enumerate(queries.tolist()):
+        cos = [
+            (float(weight[t] @ weight[j]) / float(weight[t].norm() * weight[j].norm()), j)
+            for j in range(40)
+            if j != t
+        ]
+        best = sorted(cos, reverse=True)[:4]
+        assert ids[row].tolist() == [j for _, j in best]
+        assert all(abs(s - e) < 1e-5 for s, (e, _) in zip(sims[row].tolist(), best, strict=True))
+    with pytest.raises(ValueError):
+        nearest_neighbours(weight, queries, 40)
