@@ -8,11 +8,16 @@ reports each time; the grader does not trust it:
 * at rounds it picks at random (the sandbox cannot predict them) it fetches the submission's
   last timed output and compares it with the reference run here on the same inputs: a
   mismatch makes the judging WA;
-* every reported time must fit inside the grader's own round trip of that request and be
-  above a physical floor; and the part of the round trip outside the timed region must not
-  be much larger for the submission than for the baseline (work hidden outside the clock, or
-  a patched clock). Otherwise the benchmark is not verified: the speedup then comes from the
-  grader's own round-trip clock and the result says so.
+* inputs are built by a separate request, so the round trip of a time request holds the call
+  plus a fixed amount of channel work; every reported time must fit inside it and be above a
+  physical floor, and the part of the round trip outside the reported time must be the same
+  for the submission and the baseline (compared at their minimum, since noise only adds): a
+  patched or rewound clock shows up there;
+* the baseline is also timed before the student's code is loaded; if it runs much slower
+  once that code is in (a sabotaged baseline), the times are not believed either.
+
+A benchmark that fails a check is not verified: its speedup then compares the clean baseline
+with the grader's own round trip of the submission (which errs on the slow side) and says so.
 """
 
 from __future__ import annotations
@@ -34,11 +39,13 @@ if TYPE_CHECKING:
 
 FLOOR_NS = 1_000  # no call through the runner is faster than a microsecond
 WARMUP_ROUNDS = 3
-MIN_ROUNDS = 7
+MIN_ROUNDS = 10
 MAX_ROUNDS = 5_000
+CLEAN_ROUNDS = 7  # baseline timings taken before the student's code is loaded
 VERIFY_PROBABILITY = 0.1
-GAP_ABS_NS = 1_000_000  # allowed extra time outside the clock, absolute part
-GAP_REL = 0.5  # and relative to the submission's median or the baseline's gap
+GAP_FLOOR_NS = 50_000  # extra time outside the clock always tolerated (channel jitter)
+GAP_REL = 0.25  # plus this fraction of the baseline's own minimum gap
+BASELINE_SLOWDOWN = 1.5  # the baseline may not run this much slower once student code is in
 
 
 @dataclass
@@ -76,24 +83,36 @@ def spread(values: list[float]) -> float:
     return (q3 - q1) / 2 / median if median > 0 else 0.0
 
 
-def check_times(sub: Series, base: Series) -> str:
-    """'' when the reported times agree with the grader's clock, else why they don't."""
+def check_times(sub: Series, base: Series, clean_baseline_ns: list[int]) -> str:
+    """'' when the reported times agree with the grader's clock, else why they don't.
+
+    The time request's round trip is the call plus the same channel work for both sides, so
+    the part outside the reported time (the gap) must be the same for submission and
+    baseline. Noise on a busy machine only ever adds time, so the minimum gaps are compared:
+    they are the channel's own cost, and hidden work (a rewound or patched clock) shows up as
+    a larger minimum. Likewise the baseline timed with the student's code loaded must not be
+    much slower than the same baseline timed before that code existed."""
     for name, series in (("submission", sub), ("baseline", base)):
         for t, rt in zip(series.times_ns, series.round_trips_ns, strict=True):
             if t > rt:
                 return f"a reported {name} time is longer than the grader's own round trip"
             if t < FLOOR_NS:
                 return f"a reported {name} time is below the physical floor of {FLOOR_NS} ns"
-    sub_gap = statistics.median(sub.gaps_ns)
-    base_gap = statistics.median(base.gaps_ns)
-    sub_median = statistics.median(sub.times_ns)
-    # Outside the clock both sides do the same work (build inputs, frames), so the gaps should
-    # agree up to noise, which grows with that work: hence the relative terms.
-    if sub_gap - base_gap > max(GAP_ABS_NS, GAP_REL * sub_median, GAP_REL * base_gap):
+    base_gap = min(base.gaps_ns)
+    excess = min(sub.gaps_ns) - base_gap
+    if excess > GAP_FLOOR_NS + GAP_REL * base_gap:
         return (
-            f"the submission spent {(sub_gap - base_gap) / 1e6:.3f} ms more than the baseline "
-            "outside its reported time: the times cannot be trusted"
+            f"each call of the submission took at least {excess / 1e6:.3f} ms longer than "
+            "it reported, beyond the channel's own cost"
         )
+    if clean_baseline_ns:
+        clean = min(clean_baseline_ns)
+        loaded = min(base.times_ns)
+        if loaded > BASELINE_SLOWDOWN * clean + GAP_FLOOR_NS:
+            return (
+                f"the baseline ran {loaded / clean:.1f}x slower once your code was loaded "
+                f"({loaded / 1e6:.3f} ms against {clean / 1e6:.3f} ms at best)"
+            )
     return ""
 
 
@@ -133,22 +152,44 @@ def _time_one(
     device: str,
     timeout_s: float,
 ) -> tuple[int, int]:
-    message: dict[str, Any] = {
-        "op": "time",
-        "which": which,
-        "specs": shape.args,
-        "seed": seed,
-        "device": device,
-    }
+    """(reported ns, the grader's round trip of the time request in ns). Inputs are built in
+    a separate request first, so the round trip holds little besides the call."""
+    what = f"the benchmark ({shape.name})"
+    prepare = {"op": "prepare", "which": which, "specs": shape.args, "seed": seed, "device": device}
+    session.request(prepare, timeout_s, what)
+    message: dict[str, Any] = {"op": "time", "which": which}
     if which == "baseline":
         message["baseline"] = baseline
     else:
         message["fn"] = shape.fn
-    reply, _ = session.request(message, timeout_s, f"the benchmark ({shape.name})")
+    reply, _ = session.request(message, timeout_s, what)
     reported = reply.get("time_ns")
     if type(reported) is not int:
         reported = -1
     return reported, session.last_round_trip_ns
+
+
+def clean_baselines(
+    session: Session, package: ProblemPackage, device: str, rng: random.Random
+) -> dict[str, list[int]]:
+    """Baseline times per shape, taken before any student code is loaded (the runner must have
+    imported the baselines already): the yardstick a loaded baseline is checked against."""
+    bench = package.benchmark
+    out: dict[str, list[int]] = {}
+    if bench is None:
+        return out
+    timeout_s = package.limits.time_s + 0.5
+    for shape in bench.shapes:
+        baseline = shape.baseline or bench.baseline
+        times = []
+        for i in range(2 + CLEAN_ROUNDS):
+            reported, _ = _time_one(
+                session, "baseline", shape, baseline, rng.getrandbits(62), device, timeout_s
+            )
+            if i >= 2:
+                times.append(reported)
+        out[shape.name] = times
+    return out
 
 
 def bench_shape(
@@ -158,6 +199,7 @@ def bench_shape(
     device: str,
     budget_s: float,
     rng: random.Random,
+    clean_baseline_ns: list[int] | None = None,
 ) -> tuple[BenchmarkResult | None, TestResult | None]:
     assert package.benchmark is not None
     baseline = shape.baseline or package.benchmark.baseline
@@ -196,11 +238,19 @@ def bench_shape(
             <= target
         ):
             break
-    problem = check_times(sub, base)
+    clean = clean_baseline_ns or []
+    problem = check_times(sub, base, clean)
     if problem:
-        sub_ms = statistics.median(sub.round_trips_ns) / 1e6
-        base_ms = statistics.median(base.round_trips_ns) / 1e6
-        note = f"timing rejected: {problem}; speedup from the grader's round-trip clock"
+        # Only the grader's clock and the baseline timed before the student's code was loaded
+        # are trusted now: the submission's time is its round trip less the channel's cost
+        # (the baseline's smallest gap), which errs on the slow side.
+        channel_ns = max(0, min(base.gaps_ns))
+        sub_ns = max(
+            statistics.median(sub.round_trips_ns) - channel_ns, statistics.median(sub.times_ns)
+        )
+        sub_ms = sub_ns / 1e6
+        base_ms = statistics.median(clean or base.times_ns) / 1e6
+        note = f"timing rejected: {problem}; speedup from the grader's own clock"
         return BenchmarkResult(
             speedup=base_ms / sub_ms,
             submission_ms=sub_ms,
@@ -248,9 +298,13 @@ def combine(results: list[BenchmarkResult]) -> BenchmarkResult:
 
 
 def run_benchmark(
-    session: Session, package: ProblemPackage, device: str
+    session: Session,
+    package: ProblemPackage,
+    device: str,
+    clean: dict[str, list[int]] | None = None,
 ) -> tuple[BenchmarkResult | None, TestResult | None]:
-    """(result, None), or (None, a WA test result) when a timed output was wrong."""
+    """(result, None), or (None, a WA test result) when a timed output was wrong. ``clean``:
+    the baseline times per shape taken before the student's code was loaded."""
     bench = package.benchmark
     if bench is None or not bench.shapes:
         return None, None
@@ -258,7 +312,8 @@ def run_benchmark(
     budget = bench.max_time_s / len(bench.shapes)
     results = []
     for shape in bench.shapes:
-        result, wrong = bench_shape(session, package, shape, device, budget, rng)
+        clean_ns = (clean or {}).get(shape.name)
+        result, wrong = bench_shape(session, package, shape, device, budget, rng, clean_ns)
         if wrong is not None:
             return None, wrong
         assert result is not None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import platform
+import random
 import secrets
 import signal
 import time
@@ -256,6 +257,15 @@ class _Judging:
         # interpreter, or a CPU-only development machine).
         has_cuda = str(hello.get("device", "")).startswith("cuda")
         self.device = "cuda" if self.package.device != "cpu" and has_cuda else "cpu"
+        clean: dict[str, list[int]] = {}
+        if self.mode == Mode.SUBMIT and self.package.benchmark:
+            try:
+                timed = self.time_clean_baselines(session)
+            except Fault as fault:
+                return self.result(Verdict.IE, f"the baseline could not be timed: {fault.message}")
+            if isinstance(timed, JudgeResult):
+                return timed
+            clean = timed
         verdict = self.load(session)
         if verdict is not None:
             return verdict
@@ -277,7 +287,7 @@ class _Judging:
 
             try:
                 bench_device = "auto" if self.package.device != "cpu" else "cpu"
-                benchmark, wrong = run_benchmark(session, self.package, bench_device)
+                benchmark, wrong = run_benchmark(session, self.package, bench_device, clean)
             except Fault as fault:
                 benchmark, wrong = (
                     None,
@@ -300,6 +310,20 @@ class _Judging:
             session.request({"op": "bye"}, 2.0, "shutdown")
         except Fault:
             pass
+
+    def time_clean_baselines(self, session: Session) -> dict[str, list[int]] | JudgeResult:
+        """Import and time the baselines before the student's code exists in the sandbox."""
+        from sandbox.bench import clean_baselines
+
+        bench = self.package.benchmark
+        assert bench is not None
+        names = sorted({s.baseline or bench.baseline for s in bench.shapes})
+        reply, _ = session.request({"op": "baselines", "baselines": names}, 60.0, "baseline import")
+        if reply.get("status") != "ok":
+            self.skip_rest(0, "skipped: internal error")
+            return self.result(Verdict.IE, f"baseline kernel failed to load: {reply.get('error')}")
+        device = "auto" if self.package.device != "cpu" else "cpu"
+        return clean_baselines(session, self.package, device, random.SystemRandom())
 
     def load(self, session: Session) -> JudgeResult | None:
         limits = self.package.limits

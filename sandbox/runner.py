@@ -10,9 +10,10 @@ Nothing here is trusted by the grader: the student's code shares this process an
 anything. The grader re-checks what matters (outputs against its own reference, times
 against its own clock).
 
-Ops (request ``{"op": ...}`` → reply): ``load {source, functions, baselines}``, ``call {fn,
-args, kwargs, grad_wrt, grad_seed, device}``, ``time {which, fn | baseline, specs, seed, device}``,
-``last_output {which}``, ``bye``. Every reply carries ``printed`` (bytes of student output).
+Ops (request ``{"op": ...}`` → reply): ``baselines {baselines}`` (import the speed references
+before any student code), ``load {source, functions, baselines}``, ``call {fn, args, kwargs,
+grad_wrt, grad_seed, device}``, ``prepare {which, specs, seed, device}`` then ``time {which,
+fn | baseline}`` (or ``time`` with the specs inline), ``last_output {which}``, ``bye``. Every reply carries ``printed`` (bytes of student output).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class _Server:
         self.baselines: dict[str, Any] = {}
         self.filename = ""
         self.last: dict[str, Any] = {}
+        self.prepared: dict[str, tuple[list[Any], str]] = {}
         self.flush_buffer: Any = None
         if self.cuda:
             self.sync = torch.cuda.synchronize
@@ -184,16 +186,30 @@ class _Server:
             return "cuda"
         return "cpu"
 
-    def op_load(self, msg: dict[str, Any], blob: bytes) -> None:
-        import importlib.util  # noqa: PLC0415
+    def _import_baselines(self, names: list[Any]) -> str:
+        """Import ``kernels.mod:func`` baselines; '' or the error (ours: no student code yet)."""
+        import importlib  # noqa: PLC0415
 
-        for name in msg.get("baselines") or []:  # trusted kernels first, before student code
+        for name in names:
             module_name, _, func = str(name).partition(":")
             try:
                 self.baselines[str(name)] = getattr(importlib.import_module(module_name), func)
-            except Exception as exc:  # ours: no student code has run yet
-                self.send({"ok": True, "status": "baseline_error", "error": f"{name}: {exc!r}"})
-                return
+            except Exception as exc:
+                return f"{name}: {exc!r}"
+        return ""
+
+    def op_baselines(self, msg: dict[str, Any], blob: bytes) -> None:
+        """Import the baselines before any student code, so they can be timed clean."""
+        error = self._import_baselines(list(msg.get("baselines") or []))
+        self.send({"ok": True, "status": "baseline_error" if error else "ok", "error": error})
+
+    def op_load(self, msg: dict[str, Any], blob: bytes) -> None:
+        import importlib.util  # noqa: PLC0415
+
+        error = self._import_baselines(list(msg.get("baselines") or []))
+        if error:
+            self.send({"ok": True, "status": "baseline_error", "error": error})
+            return
         folder = os.path.join(self.tmp, f"submission-{os.getpid()}")
         os.makedirs(folder, exist_ok=True)
         self.filename = os.path.join(folder, "submission.py")
@@ -240,15 +256,32 @@ class _Server:
         )
         self.send({"ok": True}, obs=obs)
 
+    def op_prepare(self, msg: dict[str, Any], blob: bytes) -> None:
+        """Build the inputs of the next timed call (untimed, and outside the grader's clock)."""
+        which = str(msg.get("which"))
+        self.prepared.pop(which, None)
+        device = self._device(msg.get("device", "cpu"))
+        specs = msg.get("specs", [])
+        self.prepared[which] = (
+            self.wire.build_inputs(specs, int(msg.get("seed", 0)), device),
+            device,
+        )
+        self.send({"ok": True})
+
     def op_time(self, msg: dict[str, Any], blob: bytes) -> None:
-        which = msg.get("which")
+        """Time one call on the prepared inputs (or on inputs built here from ``specs``)."""
+        which = str(msg.get("which"))
         if which == "baseline":
             fn = self.baselines[str(msg.get("baseline"))]
         else:
             fn = self.functions[str(msg.get("fn"))]
-        device = self._device(msg.get("device", "cpu"))
-        inputs = self.wire.build_inputs(msg.get("specs", []), int(msg.get("seed", 0)), device)
-        self.last.pop(str(which), None)
+        if "specs" in msg:
+            device = self._device(msg.get("device", "cpu"))
+            seed = int(msg.get("seed", 0))
+            inputs = self.wire.build_inputs(msg.get("specs", []), seed, device)
+        else:
+            inputs, device = self.prepared.pop(which)
+        self.last.pop(which, None)
         if device == "cuda":
             elapsed_ns, host_ns, out = self._time_cuda(fn, inputs)
         else:
@@ -257,7 +290,7 @@ class _Server:
             _materialise(out, self.torch)
             end = self.perf_counter_ns()
             elapsed_ns = host_ns = end - start
-        self.last[str(which)] = out
+        self.last[which] = out
         self.send({"ok": True, "time_ns": int(elapsed_ns), "host_ns": int(host_ns)})
 
     def _time_cuda(self, fn: Any, inputs: list[Any]) -> tuple[int, int, Any]:

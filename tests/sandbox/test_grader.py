@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.bench import Series, check_times
 from sandbox.contracts import FeedbackPolicy, JudgeResult, Mode, TestResult, Verdict, WrongKind
 from sandbox.grader import case_seed
 from sandbox.problem import ProblemPackage
@@ -83,6 +84,15 @@ def test_a_forged_clock_never_yields_a_speedup_the_host_clock_contradicts(
     assert bench.speedup < 0.5 and bench.submission_ms > 4.0
 
 
+def test_a_sabotaged_baseline_is_caught_by_the_clean_baseline_timing(judge_toy: JudgeFn) -> None:
+    result = judge_toy("AC/slows_the_baseline.py")
+    assert result.verdict == Verdict.AC
+    bench = result.benchmark
+    assert bench is not None and not bench.verified
+    assert "slower once your code was loaded" in bench.note
+    assert bench.baseline_ms < 1.0, "the baseline figure is the one timed before the sabotage"
+
+
 def test_run_mode_judges_only_the_public_tests_and_reports_each_as_it_ends(
     judge_toy: JudgeFn, toy: ProblemPackage
 ) -> None:
@@ -146,3 +156,21 @@ def test_hidden_seeds_change_with_the_secret_and_public_ones_do_not(toy: Problem
     cases = {c.name: c for c in toy.load_cases()}
     assert case_seed(cases["small"], 1) == case_seed(cases["small"], 2)
     assert case_seed(cases["large"], 1) != case_seed(cases["large"], 2)
+
+
+def _series(times_us: list[float], gaps_us: list[float]) -> Series:
+    times = [int(t * 1000) for t in times_us]
+    return Series(times, [t + int(g * 1000) for t, g in zip(times, gaps_us, strict=True)])
+
+
+def test_the_time_cross_checks_accept_noise_but_not_hidden_work() -> None:
+    noisy_gaps = [200, 250, 3000, 220, 9000, 210, 400, 205, 5000, 230]
+    base = _series([700] * 10, noisy_gaps)
+    honest = _series([650] * 10, list(reversed(noisy_gaps)))
+    assert check_times(honest, base, [690_000, 700_000, 720_000]) == ""
+    rewound = _series([7] * 10, [g + 690 for g in noisy_gaps])
+    assert "longer than it reported" in check_times(rewound, base, [])
+    assert "physical floor" in check_times(_series([0.5] * 10, noisy_gaps), base, [])
+    overstated = Series([5_000_000], [1_000_000])
+    assert "longer than the grader's own round trip" in check_times(overstated, base, [])
+    assert "slower once your code was loaded" in check_times(honest, base, [300_000, 310_000, 320_000])
