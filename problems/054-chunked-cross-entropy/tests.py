@@ -1,0 +1,58 @@
+"""Tests of problem 54. Public cases are the statement's examples, value for value."""
+
+from __future__ import annotations
+
+import torch
+
+from sandbox.problem import Call, Case
+
+EX_HIDDEN = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+EX_WEIGHT = [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]
+
+
+def _random(gen: torch.Generator, *, n: int = 24, vocab: int = 50, dim: int = 8, scale: float = 1.0,
+            ignore_rate: float = 0.25, ignore_index: int = -100) -> Call:
+    hidden = torch.randn(n, dim, generator=gen) * scale
+    weight = torch.randn(vocab, dim, generator=gen) * 0.5
+    targets = torch.randint(0, vocab, (n,), generator=gen)
+    targets[torch.rand(n, generator=gen) < ignore_rate] = ignore_index
+    kwargs = {} if ignore_index == -100 else {"ignore_index": ignore_index}
+    return Call((hidden, weight, targets), kwargs)
+
+
+CASES: list[Case] = [
+    Case("example_small", "chunked_cross_entropy",
+         lambda g: Call((torch.tensor(EX_HIDDEN), torch.tensor(EX_WEIGHT), torch.tensor([0, 2, -100]))),
+         public=True, note="three rows, the last ignored: the mean is over two rows"),
+    Case("example_all_ignored", "chunked_cross_entropy",
+         lambda g: Call((torch.tensor(EX_HIDDEN), torch.tensor(EX_WEIGHT), torch.tensor([-100, -100, -100]))),
+         public=True, note="every target ignored: the loss is 0, not NaN"),
+    Case("example_gradients", "chunked_cross_entropy",
+         lambda g: Call((torch.tensor(EX_HIDDEN), torch.tensor(EX_WEIGHT), torch.tensor([0, 2, -100]))),
+         grad_wrt=(0, 1), public=True,
+         note="the same call, gradients w.r.t. hidden and weight compared too"),
+    Case("random_with_grads", "chunked_cross_entropy", lambda g: _random(g), grad_wrt=(0, 1),
+         note="24 rows, a quarter ignored, gradients compared"),
+    Case("no_ignored", "chunked_cross_entropy", lambda g: _random(g, ignore_rate=0.0),
+         grad_wrt=(0, 1), note="no ignored target"),
+    Case("custom_ignore_index", "chunked_cross_entropy",
+         lambda g: _random(g, ignore_index=-1, ignore_rate=0.4), grad_wrt=(0, 1),
+         note="ignore_index = -1 passed by keyword"),
+    Case("ignore_index_is_a_token", "chunked_cross_entropy",
+         lambda g: _random(g, ignore_index=3, ignore_rate=0.3, vocab=10), grad_wrt=(0, 1),
+         note="ignore_index = 3, a real token id: rows targeting 3 are ignored"),
+    Case("all_ignored_grads", "chunked_cross_entropy",
+         lambda g: _random(g, ignore_rate=1.0), grad_wrt=(0, 1),
+         note="every target ignored: loss 0 and zero gradients"),
+    Case("large_logits", "chunked_cross_entropy", lambda g: _random(g, scale=80.0), grad_wrt=(0, 1),
+         note="logits in the hundreds: exp without a max subtraction overflows"),
+    Case("single_row", "chunked_cross_entropy", lambda g: _random(g, n=1, ignore_rate=0.0),
+         grad_wrt=(0, 1), note="N = 1"),
+    Case("bad_target", "chunked_cross_entropy",
+         lambda g: Call((torch.randn(4, 3, generator=g), torch.randn(6, 3, generator=g),
+                         torch.tensor([0, 6, 1, -100]))),
+         note="target 6 with V = 6 (and not ignored): IndexError"),
+    Case("big_vocab_with_grads", "chunked_cross_entropy",
+         lambda g: _random(g, n=4096, vocab=65536, dim=8, ignore_rate=0.1), grad_wrt=(0, 1),
+         note="N = 4096, V = 65536: 1 GiB of logits does not fit; neither does keeping every chunk"),
+]
