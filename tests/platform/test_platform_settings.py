@@ -14,20 +14,12 @@ REAL_KEY = "k" * 20 + "-Zq8v3Lr0wPn5Xy2Tm7Bc4Hs9Jd6Gf1Ke"  # 54 chars, not the d
 
 
 def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run manage.py in a clean environment (no DEBUG/SECRET_KEY leaking in from the suite)."""
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if k
-        not in {
-            "DEBUG",
-            "SECRET_KEY",
-            "DATABASE_URL",
-            "REDIS_URL",
-            "JUDGE_BACKEND",
-            "DJANGO_SETTINGS_MODULE",
-        }
-    }
+    """Run manage.py in a clean environment: only what a shell needs, plus `env`.
+
+    Nothing leaks in from the suite (DEBUG, SECRET_KEY, URLs, DJANGO_ALLOW_ASYNC_UNSAFE, ...).
+    """
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV")
+    base = {k: os.environ[k] for k in keep if k in os.environ}
     base["DJANGO_SETTINGS_MODULE"] = "judge_site.settings"
     base.update(env)
     return subprocess.run(
