@@ -260,3 +260,23 @@ def test_the_image_holds_no_problem_package(docker_client: Any, sandbox_image: s
         labels={TEST_LABEL: "image-scan"},
     )
     assert out.decode().strip() == ""
+
+
+@pytest.mark.parametrize("name", ["kill_parent", "syntax_error", "correct_control"])
+def test_manage_py_judge_gives_the_verdict_through_the_docker_backend(
+    name: str, docker_client: Any, sandbox_image: str, tmp_path: Path
+) -> None:
+    """The command tooling depends on: exit 0 whatever the verdict, one JSON object."""
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DEBUG": "true", "JUDGE_BACKEND": "docker", "JUDGE_SANDBOX_IMAGE": sandbox_image}
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "judge", "48", str(SUBMISSIONS / f"{name}.py"), "--mode", "run", "--json"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout)
+    assert result["verdict"] in {str(v) for v in EXPECT[name].verdicts}, proc.stdout[:1000]
+    assert result["environment"]["backend"] == "docker"
