@@ -339,6 +339,16 @@ def _randn(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
     return (values * float(spec.get("scale", 1.0))).to(_dtype(spec, "float32"))
 
 
+@input_kind("cu_seqlens")
+def _cu_seqlens(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
+    """int64 offsets [0, ..., total] of ``count`` packed sequences, each at least 1 long."""
+    count, total = _shape(spec["cu_seqlens"])
+    if count < 1 or total < count:
+        raise ValueError(f"bad cu_seqlens spec {spec!r}: need 1 <= count <= total")
+    cuts = (torch.randperm(total - 1, generator=gen)[: count - 1] + 1).sort().values
+    return torch.cat([torch.zeros(1, dtype=torch.int64), cuts, torch.tensor([total])])
+
+
 @input_kind("lengths_mask")
 def _lengths_mask(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
     batch, length = _shape(spec["lengths_mask"])

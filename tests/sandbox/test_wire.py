@@ -190,3 +190,12 @@ def test_execute_call_backpropagates_a_seeded_grad_output() -> None:
     assert torch.equal(first["grads"][0], again["grads"][0])
     assert not torch.equal(first["grads"][0], other["grads"][0])
     assert first["inputs_modified"] == [] and not first["value"].requires_grad
+
+
+def test_cu_seqlens_are_offsets_of_non_empty_packed_sequences() -> None:
+    (offsets,) = wire.build_inputs([{"cu_seqlens": [32, 2048]}], 4)
+    assert offsets.dtype == torch.int64 and offsets.shape == (33,)
+    assert int(offsets[0]) == 0 and int(offsets[-1]) == 2048
+    assert bool((offsets[1:] > offsets[:-1]).all())
+    with pytest.raises(ValueError):
+        wire.build_inputs([{"cu_seqlens": [5, 3]}], 0)
