@@ -74,7 +74,7 @@ def public_cases_static(tests_py: Path) -> list[dict[str, str]]:
     note are string literals, which is how problems/README.md asks authors to write them.
     """
     tree = ast.parse(tests_py.read_text(), filename=str(tests_py))
-    found: list[dict[str, str]] = []
+    found: list[tuple[tuple[int, int], dict[str, str]]] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Case"):
             continue
@@ -90,9 +90,8 @@ def public_cases_static(tests_py: Path) -> list[dict[str, str]]:
             values[key] = value.value
         note = kwargs.get("note")
         values["note"] = note.value if isinstance(note, ast.Constant) and isinstance(note.value, str) else ""
-        found.append(values)
-    found.sort(key=lambda c: c["name"])
-    return found
+        found.append(((node.lineno, node.col_offset), values))
+    return [values for _, values in sorted(found, key=lambda item: item[0])]  # source order
 
 
 def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckReport) -> None:
@@ -106,7 +105,7 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
     report.add("static: statement names every public case (its examples)", not unnamed,
                ", ".join(unnamed))
     try:
-        static = public_cases_static(package.path / "tests.py")
+        static = sorted(public_cases_static(package.path / "tests.py"), key=lambda c: c["name"])
         loaded = sorted(({"name": c.name, "fn": c.fn, "note": c.note} for c in public),
                         key=lambda c: c["name"])
         same = static == loaded

@@ -103,3 +103,30 @@ def test_it_syncs_the_whole_catalog_with_the_command(capsys: pytest.CaptureFixtu
     assert "created" not in second.replace("0 created", "") and "48 unchanged" in second
     count = sum(1 for p in CATALOG.iterdir() if (p / "problem.toml").is_file())
     assert Problem.objects.filter(published=True).count() == count
+
+
+def test_sync_needs_no_torch_and_keeps_the_statement_order() -> None:
+    """The web process has no torch: reading a package for the site must not import it."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'torch': raise ImportError('no torch here')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import django; django.setup()\n"
+        "from judge_site.catalog.services import public_examples\n"
+        "from sandbox.problem import load_package\n"
+        f"print([e['name'] for e in public_examples(load_package({str(P48)!r}))])\n"
+    )
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="judge_site.settings", DEBUG="true")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=str(CATALOG.parent), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str([
+        "example_embed", "example_embed_pad_minus_one", "example_embed_out_of_range",
+        "example_last_token_logits", "example_pad_batch_right", "example_pad_batch_left",
+    ])

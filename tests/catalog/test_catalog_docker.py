@@ -1,0 +1,41 @@
+"""The catalog through the production path: the Docker sandbox judges each package's reference
+(AC) and a tagged wrong solution (its verdict). Needs the engine and the sandbox image."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from sandbox.contracts import Mode, Verdict
+from sandbox.problem import load_package
+from tests.conftest import require_docker
+
+CATALOG = Path(__file__).resolve().parents[2] / "problems"
+PACKAGES = sorted(p for p in CATALOG.iterdir() if (p / "problem.toml").is_file())
+
+
+def _wrong_solution(package_dir: Path) -> tuple[str, Path]:
+    """The first non-AC tagged solution, preferring a memory one (the limit is the point)."""
+    wrong = [(v, f) for v, f in load_package(package_dir).solutions() if v != "AC"]
+    wrong.sort(key=lambda vf: (vf[0] != "MLE", vf[0], vf[1].name))
+    return wrong[0]
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize("package_dir", PACKAGES, ids=[p.name for p in PACKAGES])
+def test_docker_judges_reference_and_a_wrong_solution(package_dir: Path) -> None:
+    require_docker()
+    from sandbox.backends.base import get_backend
+    from sandbox.grader import judge
+
+    backend = get_backend("docker")
+    package = dataclasses.replace(load_package(package_dir), benchmark=None)
+    reference = judge(package, (package_dir / "solution.py").read_text(), mode=Mode.SUBMIT,
+                      backend=backend, secret_seed=7)
+    assert reference.verdict == Verdict.AC, reference.to_json()
+    verdict, file = _wrong_solution(package_dir)
+    result = judge(package, file.read_text(), mode=Mode.SUBMIT, backend=backend, secret_seed=7)
+    assert result.verdict == verdict, (file.name, result.to_json())
