@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import fcntl
 import logging
-import os
-import re
 import socket
 import struct
 import tempfile
@@ -45,6 +42,8 @@ from sandbox.backends.base import (
     SandboxTimeout,
     register,
 )
+from sandbox.backends.docker_pool import WarmPool
+from sandbox.backends.gpu_lock import GpuLock
 from sandbox.framing import HEADER, FrameError, parse_header
 
 log = logging.getLogger(__name__)
@@ -63,37 +62,6 @@ STDOUT, STDERR = 1, 2
 STDERR_SLACK_BYTES = 16 * 1024
 TAIL_BYTES = 8 * 1024
 INODES_PER_MIB = 256  # one inode per 4 KiB page of /tmp
-
-
-class GpuLock:
-    """An exclusive host-wide lock on one GPU while a sandbox holds it: never two timed jobs on
-    one GPU, even from several worker processes on the same host (an advisory ``flock``)."""
-
-    def __init__(self, lock_dir: str, gpu_id: str) -> None:
-        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", gpu_id)
-        self.path = os.path.join(lock_dir, f"tensor-judge-gpu-{safe}.lock")
-        self._fd: int | None = None
-
-    def acquire(self, timeout_s: float) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self._fd = fd
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise SandboxError(f"GPU {self.path} stayed busy for {timeout_s:g} s") from None
-                time.sleep(0.1)
-
-    def release(self) -> None:
-        if self._fd is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
-                os.close(self._fd)
-            self._fd = None
 
 
 class DockerSandbox(Sandbox):
@@ -192,6 +160,37 @@ class DockerSandbox(Sandbox):
         self._timer.daemon = True
         self._timer.start()
         log.debug("sandbox %s started in %.3f s", self._container.short_id, self.started_s)
+
+    @property
+    def spec(self) -> SandboxSpec:
+        return self._spec
+
+    def alive(self) -> bool:
+        """Still running with an open channel (a pooled sandbox is checked before hand-out)."""
+        if self._closed or self._eof or self._sock is None or self._container is None:
+            return False
+        try:
+            self._sock.settimeout(0)
+            if self._sock.recv(1, socket.MSG_PEEK) == b"":
+                return False
+        except BlockingIOError:
+            pass  # nothing to read yet: fine
+        except OSError:
+            return False
+        try:
+            self._container.reload()
+            return bool(self._container.attrs["State"]["Running"])
+        except Exception:
+            return False
+
+    def rearm(self, spec: SandboxSpec) -> None:
+        """Hand a pooled sandbox to a judging: same limits, its own wall-clock limit from now."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._spec = spec
+        self._timer = threading.Timer(spec.wall_time_s, self._wall_clock_kill)
+        self._timer.daemon = True
+        self._timer.start()
 
     def _wall_clock_kill(self) -> None:
         log.warning("sandbox %s: wall-clock limit reached, killing", self.container_id)
@@ -419,7 +418,9 @@ class DockerBackend(Backend):
     out; a spec asking for another is refused), ``cpus`` (CPU quota per sandbox, None for no
     quota), ``command`` (the runner command line inside the image), ``client`` (a docker
     client; default ``docker.from_env()``, i.e. DOCKER_HOST or the local socket),
-    ``gpu_lock_dir``/``gpu_wait_s`` (where the per-GPU locks live, how long to wait for one)."""
+    ``gpu_lock_dir``/``gpu_wait_s`` (where the per-GPU locks live, how long to wait for one),
+    ``pool_size``/``pool_max_idle_s`` (a warm pool of pre-started CPU sandboxes, see
+    sandbox/backends/docker_pool.py; 0 = none; worth it only for a long-lived backend)."""
 
     name = "docker"
 
@@ -433,6 +434,8 @@ class DockerBackend(Backend):
         client: Any = None,
         gpu_lock_dir: str | None = None,
         gpu_wait_s: float = 600.0,
+        pool_size: int = 0,
+        pool_max_idle_s: float = 120.0,
     ) -> None:
         self.image = image
         self.gpu_image = gpu_image
@@ -445,6 +448,7 @@ class DockerBackend(Backend):
         self.gpu_lock_dir = gpu_lock_dir or tempfile.gettempdir()
         self.gpu_wait_s = gpu_wait_s
         self._image_env: dict[str, dict[str, str]] = {}
+        self.pool = WarmPool(self, int(pool_size), pool_max_idle_s) if pool_size else None
 
     @property
     def client(self) -> Any:
@@ -458,7 +462,16 @@ class DockerBackend(Backend):
             if self.gpu_ids and spec.gpu_id not in self.gpu_ids:
                 raise ValueError(f"GPU {spec.gpu_id!r} is not one of this worker's {self.gpu_ids}")
             image = self.gpu_image
+        elif self.pool is not None:
+            box = self.pool.take(spec)
+            if box is not None:
+                return box
         return DockerSandbox(self, spec, image)
+
+    def close(self) -> None:
+        """Destroy the warm pool's idle sandboxes (sandboxes in use are their owners')."""
+        if self.pool is not None:
+            self.pool.close()
 
     def image_environment(self, image: str) -> dict[str, str]:
         """Image id and digest (cached per backend: an image tag is not rebuilt under a worker)."""

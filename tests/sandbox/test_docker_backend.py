@@ -376,7 +376,7 @@ def test_it_gives_the_sandbox_exactly_the_gpu_it_asked_for(run_id: str) -> None:
 
 
 def test_a_gpu_is_held_by_one_sandbox_at_a_time(tmp_path: Any) -> None:
-    from sandbox.backends.docker import GpuLock
+    from sandbox.backends.gpu_lock import GpuLock
 
     first, second = GpuLock(str(tmp_path), "GPU-1234/x"), GpuLock(str(tmp_path), "GPU-1234/x")
     first.acquire(1)
@@ -445,3 +445,37 @@ def test_it_bounds_tmp_in_bytes_and_in_files(run_id: str) -> None:
     )
     assert facts["files"] < 8 * 256 and facts["files_err"] == 28  # ENOSPC
     assert facts["bytes"] <= 8 << 20 and facts["bytes_err"] == 28
+
+
+def test_a_warm_pool_hands_out_each_ready_sandbox_once(client: Any) -> None:
+    backend = _probe_backend("reply({'token': os.urandom(8).hex()})\nimport time\ntime.sleep(3600)")
+    from sandbox.backends.docker_pool import WarmPool
+
+    backend.pool = WarmPool(backend, size=1, max_idle_s=60)
+    seen: list[str] = []
+    try:
+        with backend.start(SandboxSpec()) as cold:  # a miss: the pool learns the limits
+            seen.append(cold.container_id)
+            first, _ = decode_frame(cold.recv(30))
+        deadline = time.monotonic() + 60
+        while backend.pool.ready_count() < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert backend.pool.ready_count() == 1
+        t0 = time.monotonic()
+        with backend.start(SandboxSpec(wall_time_s=2.0)) as warm:  # a hit
+            seen.append(warm.container_id)
+            second, _ = decode_frame(warm.recv(30))
+            labels = client.containers.get(warm.container_id).labels
+            with pytest.raises(SandboxDied) as info:  # its wall clock counts from hand-out
+                warm.recv(30)
+        assert backend.pool.hits == 1 and backend.pool.misses == 1
+        assert second["token"] != first["token"] and seen[0] != seen[1]
+        assert labels.get("tensor-judge.pooled") == "1"
+        assert info.value.exit is not None and info.value.exit.killed_by_us
+        assert 1.5 < time.monotonic() - t0 < 12
+    finally:
+        backend.close()
+        time.sleep(0.5)  # a refill in flight sees the closed pool and removes its sandbox
+    left = client.containers.list(all=True, filters={"label": "tensor-judge.pooled=1"})
+    assert not {c.id for c in left} & set(seen)
+    assert backend.pool.ready_count() == 0

@@ -1,0 +1,132 @@
+"""A warm pool of pre-started, single-use Docker sandboxes (opt-in: ``pool_size`` > 0).
+
+Starting a sandbox costs a container start (~0.3 s) and the runner's torch import (1-3 s).
+The pool starts sandboxes ahead of time with the limits the last judging asked for; the
+runner's first frame ("hello", sent once torch is imported) stays unread in the socket, so a
+grader that takes a pooled sandbox reads it as from a fresh one and needs no change. Each
+sandbox is used once and destroyed as usual; no submission was ever loaded into a pooled one.
+
+Kept out of the pool: GPU sandboxes (an idle one would hold its GPU lock), sandboxes older
+than ``max_idle_s`` (they are replaced), and dead ones (checked before hand-out). A pooled
+container carries the label ``tensor-judge.pooled=1``; the spec's own labels, known only at
+hand-out, cannot be added to it afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sandbox.backends.base import SandboxSpec
+
+if TYPE_CHECKING:
+    from sandbox.backends.docker import DockerBackend, DockerSandbox
+
+log = logging.getLogger(__name__)
+
+POOLED_LABEL = "tensor-judge.pooled"
+
+
+def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int]:
+    """The limits a pooled sandbox was created with; it serves only specs with the same."""
+    return (spec.memory_mib, spec.pids, spec.tmpfs_mib, spec.output_kib, spec.max_frame_mib)
+
+
+class WarmPool:
+    def __init__(self, backend: DockerBackend, size: int, max_idle_s: float = 120.0) -> None:
+        self.backend = backend
+        self.size = size
+        self.max_idle_s = max_idle_s
+        self._ready: list[tuple[float, DockerSandbox]] = []
+        self._template: SandboxSpec | None = None
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.hits = 0
+        self.misses = 0
+
+    def take(self, spec: SandboxSpec) -> DockerSandbox | None:
+        """A ready sandbox with ``spec``'s limits, re-armed with its wall-clock limit, or None.
+        Either way the pool learns ``spec``'s limits and refills in the background."""
+        if spec.gpu_id is not None or self.size <= 0:
+            return None
+        key = pool_key(spec)
+        found: DockerSandbox | None = None
+        stale: list[DockerSandbox] = []
+        with self._lock:
+            self._template = replace(spec, labels={})
+            keep: list[tuple[float, DockerSandbox]] = []
+            now = time.monotonic()
+            for born, box in self._ready:
+                # Another shape is not kept: the pool follows the latest judging's limits.
+                if now - born > self.max_idle_s or pool_key(box.spec) != key or not box.alive():
+                    stale.append(box)
+                elif found is None:
+                    found = box
+                else:
+                    keep.append((born, box))
+            self._ready = keep
+        for box in stale:
+            box.close()
+        if found is not None:
+            found.rearm(spec)
+            self.hits += 1
+        else:
+            self.misses += 1
+        self._ensure_thread()
+        self._wake.set()
+        return found
+
+    def ready_count(self) -> int:
+        with self._lock:
+            return len(self._ready)
+
+    def close(self) -> None:
+        """Destroy every idle sandbox and stop refilling."""
+        self._closed = True
+        self._wake.set()
+        with self._lock:
+            boxes, self._ready = [box for _, box in self._ready], []
+        for box in boxes:
+            box.close()
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._refill_forever, name="sandbox-pool", daemon=True)
+            self._thread.start()
+
+    def _refill_forever(self) -> None:
+        while not self._closed:
+            self._wake.wait(timeout=self.max_idle_s / 2)
+            self._wake.clear()
+            with contextlib.suppress(Exception):
+                self._refill_once()
+
+    def _refill_once(self) -> None:
+        from sandbox.backends.docker import DockerSandbox
+
+        now = time.monotonic()
+        with self._lock:
+            template = self._template
+            expired = [box for born, box in self._ready if now - born > self.max_idle_s]
+            self._ready = [(b, box) for b, box in self._ready if now - b <= self.max_idle_s]
+        for box in expired:
+            box.close()
+        while template is not None and not self._closed and self.ready_count() < self.size:
+            # Limited only by max idle: the wall clock re-arms at hand-out.
+            spec = replace(template, wall_time_s=self.max_idle_s + 60.0, labels={POOLED_LABEL: "1"})
+            try:
+                box = DockerSandbox(self.backend, spec, self.backend.image)
+            except Exception as exc:
+                log.warning("warm pool: could not start a sandbox: %s", exc)
+                return
+            with self._lock:
+                if self._closed:
+                    box.close()
+                    return
+                self._ready.append((time.monotonic(), box))
