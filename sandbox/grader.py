@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 
 MAX_SOURCE_BYTES = 512 * 1024
 STARTUP_TIMEOUT_S = 120.0  # runner start-up: interpreter + torch import
+IMPORT_TIMEOUT_S = 20.0  # importing the student's file (it may import triton)
 SLACK_S = 0.5  # added to the per-test limit for the channel round trip
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"
 
@@ -339,7 +340,7 @@ class _Judging:
         }
         try:
             reply, _ = session.request(
-                message, max(limits.time_s, 10.0) + SLACK_S, "the import of your file"
+                message, max(limits.time_s, IMPORT_TIMEOUT_S) + SLACK_S, "the import of your file"
             )
         except Fault as fault:
             self.skip_rest(0, "skipped: your file could not be loaded")

@@ -406,16 +406,21 @@ def _clone(value: Any) -> Any:
     return value
 
 
+# Captured at import, before any student code runs in the sandbox (a patched torch.equal
+# would otherwise hide in-place modification; the grader never relies on this alone).
+_equal = torch.equal
+
+
 def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if a.numel() == 0:
         return True
     if a.dtype == torch.bool:
-        return bool(torch.equal(a, b))
+        return bool(_equal(a, b))
     a8 = a.detach().contiguous().reshape(-1).view(torch.uint8)
     b8 = b.detach().contiguous().reshape(-1).view(torch.uint8)
-    return bool(torch.equal(a8, b8))
+    return bool(_equal(a8, b8))
 
 
 def _modified(before: Any, after: Any, path: str, found: list[str]) -> None:
