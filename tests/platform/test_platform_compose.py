@@ -255,3 +255,36 @@ def test_a_problem_48_submission_is_judged_end_to_end(stack: Stack) -> None:
     assert result["verdict"] == "AC", result
     assert result["tests"] and all(t["verdict"] == "AC" for t in result["tests"])
     assert result["environment"]["backend"] == "docker"
+
+
+SUBMIT_THROUGH_THE_SITE = """
+import time
+from pathlib import Path
+from django.contrib.auth import get_user_model
+from judge_site.catalog.models import Problem
+from judge_site.submissions.models import Submission
+from judge_site.submissions.services import submission_create
+user, _ = get_user_model().objects.get_or_create(username="smoke-student")
+problem = Problem.objects.get(number=48)
+code = Path("{path}").read_text()
+sub = submission_create(user, problem, code, "submit")
+deadline = time.monotonic() + 240
+while time.monotonic() < deadline:
+    sub.refresh_from_db()
+    if sub.status == "done":
+        break
+    time.sleep(1)
+print("RESULT", sub.status, sub.verdict)
+"""
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_submission_made_on_the_site_is_judged_by_the_worker(stack: Stack) -> None:
+    """web (service) -> Redis -> worker (Celery) -> sandbox container -> verdict in Postgres."""
+    accepted = sorted(ROOT.glob("problems/048-*/solutions/AC/*.py"))
+    if not accepted:
+        pytest.skip("problem 48 (with a solutions/AC/ file) does not exist yet")
+    path = "/app/" + str(accepted[0].relative_to(ROOT))
+    out = stack.manage("web", "shell", "-c", SUBMIT_THROUGH_THE_SITE.format(path=path))
+    assert "RESULT done AC" in out, out[-2000:]
