@@ -17,7 +17,8 @@ class ConfigError(ImproperlyConfigured):
 
 
 def envstr(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
+    """The variable's value; unset or empty (NAME= in an env file) both mean the default."""
+    return os.environ.get(name) or default
 
 
 def redact_url(url: str) -> str:
