@@ -59,3 +59,24 @@ def test_public_cases_are_read_without_running_tests_py(tmp_path: Path) -> None:
         "CASES = [Case('a', 'f', make, public=True, note='n'), Case('secret', 'f', make)]\n"
     )
     assert public_cases_static(tests_py) == [{"name": "a", "fn": "f", "note": "n"}]
+
+
+def test_check_problems_command_reports_and_exits_non_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    copy = tmp_path / P48.name
+    shutil.copytree(P48, copy, ignore=shutil.ignore_patterns("__pycache__", "solutions"))
+    (copy / "solutions/AC").mkdir(parents=True)
+    shutil.copy(P48 / "solutions/WA/negative_ids_wrap.py", copy / "solutions/AC/claims_ac.py")
+    with pytest.raises(CommandError) as failure:
+        call_command("check_problems", str(copy), "--no-bench", "--backend", "local")
+    assert failure.value.returncode == 1
+    out = capsys.readouterr().out
+    assert "ok   reference (solution.py) is AC" in out
+    assert "FAIL solutions/AC/claims_ac.py gets AC" in out and "embed_negative_id=WA" in out
+    assert "1 of 1 failed" in out
