@@ -1,19 +1,20 @@
 """The production backend: one fresh, hardened Docker container per judging.
 
-Hardening (DESIGN.md, "Sandbox hardening"): no network, read-only root, one tmpfs for /tmp
-(exec allowed: torch extensions and Triton load .so files from there), a fixed non-root user,
-every capability dropped, no-new-privileges, Docker's default seccomp profile, a pids limit
-(threads count), memory == memory+swap, no core dumps, no log driver (output is read through
-the capped channel below), an init process, a wall-clock kill from outside, no environment
-but HOME/TMPDIR/PATH (and the NVIDIA variables for a GPU), nothing mounted from the host.
+Hardening (DESIGN.md, "Sandbox hardening"): no network, no IPC sharing (no /dev/shm), read-only
+root, one tmpfs for /tmp (size and inode caps; exec allowed: torch extensions and Triton load
+.so files from there), a fixed non-root user, every capability dropped, no-new-privileges,
+Docker's default seccomp profile, a pids limit (threads count), memory == memory+swap, a CPU
+quota, no core dumps, no log driver (output is read through the capped channel below), an init
+process, a wall-clock kill from outside, no environment but HOME/TMPDIR/PATH/OMP_NUM_THREADS
+(and the NVIDIA variables with one GPU by id), nothing mounted from the host.
 
 The channel is the container's attached stdin/stdout: Docker multiplexes stdout and stderr on
 the attach socket with an 8-byte header per chunk (stream id, 3 zero bytes, big-endian size).
-stdout carries the runner's frames (sandbox/framing.py); stderr is whatever the student's
-code prints, kept as a capped tail for diagnostics and counted against ``output_kib``.
+stdout carries the runner's frames (sandbox/framing.py); stderr (the runner's own failures,
+or whatever reaches the container's stderr) is kept as a capped tail for diagnostics and
+counted against ``output_kib``. An opt-in warm pool lives in sandbox/backends/docker_pool.py.
 
-The host side never imports torch and never parses frames beyond their header.
-"""
+The host side never imports torch and never parses frames beyond their header."""
 
 from __future__ import annotations
 
