@@ -60,13 +60,15 @@ def _fields(package: ProblemPackage) -> dict[str, Any]:
         "public_examples": public_examples(package),
         "package_dir": str(package.path.resolve()),
         "version": package.version,
-        "published": True,
     }
 
 
 @transaction.atomic
 def problem_sync(package: ProblemPackage) -> SyncStatus:
-    """Create or update the problem numbered like ``package``; submissions are untouched."""
+    """Create or update the problem numbered like ``package``; submissions are untouched.
+
+    ``published`` is set on creation only: an admin's unpublishing survives later syncs.
+    """
     fields = _fields(package)
     clash = Problem.objects.filter(slug=package.slug).exclude(number=package.number).first()
     if clash is not None:
@@ -75,7 +77,7 @@ def problem_sync(package: ProblemPackage) -> SyncStatus:
         )
     problem = Problem.objects.select_for_update().filter(number=package.number).first()
     if problem is None:
-        Problem.objects.create(number=package.number, **fields)
+        Problem.objects.create(number=package.number, published=True, **fields)
         return "created"
     if all(getattr(problem, name) == value for name, value in fields.items()):
         return "unchanged"
@@ -89,8 +91,9 @@ def problem_sync_all(problems_dir: Path | str) -> list[tuple[int, SyncStatus]]:
     """Sync every package folder under ``problems_dir``; idempotent, keyed by number.
 
     A problem whose package used to live under ``problems_dir`` and is gone is unpublished,
-    never deleted (its submissions and their verdicts stay). Problems stored elsewhere (e.g.
-    imported into another folder) are left alone.
+    never deleted (its submissions and their verdicts stay); if the package comes back, an
+    admin republishes it. Problems stored elsewhere (e.g. imported into another folder) are
+    left alone.
     """
     root = Path(problems_dir).resolve()
     folders = sorted(p for p in root.iterdir() if (p / "problem.toml").is_file())

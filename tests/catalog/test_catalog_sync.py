@@ -80,11 +80,20 @@ def test_it_unpublishes_a_removed_package_instead_of_deleting(problems_dir: Path
     problem.refresh_from_db()
     assert not problem.published and problem.submissions.count() == 1
     assert problem_sync_all(problems_dir) == []
-    # The package comes back: published again.
+    # The package comes back: synced again, but publishing stays an admin's decision.
     shutil.copytree(P48, problems_dir / P48.name, ignore=shutil.ignore_patterns("__pycache__"))
-    assert problem_sync_all(problems_dir) == [(48, "updated")]
+    assert problem_sync_all(problems_dir) == [(48, "unchanged")]
     problem.refresh_from_db()
-    assert problem.published
+    assert not problem.published
+
+
+def test_it_keeps_an_admins_unpublishing(problems_dir: Path) -> None:
+    problem_sync_all(problems_dir)
+    Problem.objects.filter(number=48).update(published=False)
+    statement = problems_dir / P48.name / "statement.md"
+    statement.write_text(statement.read_text() + "\nEdited.\n")
+    assert problem_sync_all(problems_dir) == [(48, "updated")]
+    assert not Problem.objects.get(number=48).published
 
 
 def test_it_refuses_two_packages_with_one_number(problems_dir: Path) -> None:
