@@ -69,3 +69,12 @@ def pad_batch(
         ids[row, start : start + n] = torch.tensor(seq, dtype=torch.int64)
         mask[row, start : start + n] = True
     return ids, mask
+
+
+def gather_rows(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """``weight[ids]`` for 1-D int64 ``ids`` with a bounds check (problem 56's reference)."""
+    if ids.ndim != 1 or weight.ndim != 2:
+        raise ValueError("ids must be 1-D and weight 2-D")
+    if bool(((ids < 0) | (ids >= weight.shape[0])).any()):
+        raise IndexError(f"token id outside [0, {weight.shape[0]})")
+    return weight[ids]

@@ -19,6 +19,8 @@ P48 = CATALOG / "048-embedding-tied-head-padding"
 @pytest.mark.parametrize("package_dir", PACKAGES, ids=[p.name for p in PACKAGES])
 def test_every_package_passes_its_check(package_dir: Path) -> None:
     report = check_package(load_package(package_dir), get_backend("local"), bench=False)
+    if report.skipped:
+        pytest.skip(report.skipped)
     assert report.ok, report.render()
     names = [item.name for item in report.items]
     assert "reference (solution.py) is AC" in names and "starter fails" in names
@@ -80,3 +82,15 @@ def test_check_problems_command_reports_and_exits_non_zero(
     assert "ok   reference (solution.py) is AC" in out
     assert "FAIL solutions/AC/claims_ac.py gets AC" in out and "embed_negative_id=WA" in out
     assert "1 of 1 failed" in out
+
+
+def test_the_check_skips_a_package_whose_requirements_are_missing(tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / P48.name
+    shutil.copytree(P48, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    toml = copy / "problem.toml"
+    toml.write_text('requires = ["no_such_module_here"]\n' + toml.read_text())
+    report = check_package(load_package(copy), get_backend("local"))
+    assert report.skipped and "no_such_module_here" in report.skipped
+    assert report.ok and report.items == [] and report.render().startswith("SKIP")

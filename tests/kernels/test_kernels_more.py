@@ -150,3 +150,16 @@ def test_nearest_neighbours_matches_loops() -> None:
         assert all(abs(s - e) < 1e-5 for s, (e, _) in zip(sims[row].tolist(), best, strict=True))
     with pytest.raises(ValueError):
         nearest_neighbours(weight, queries, 40)
+
+
+def test_triton_gather_matches_indexing_where_triton_is_installed() -> None:
+    pytest.importorskip("triton", reason="triton is not installed (about 1 GB; GPU workers only)")
+    from kernels.triton_embedding import embedding_gather  # sets TRITON_INTERPRET without a GPU
+
+    gen = torch.Generator().manual_seed(4)
+    weight = torch.randn(30, 200, generator=gen)
+    ids = torch.randint(0, 30, (9,), generator=gen)
+    assert torch.equal(embedding_gather(ids, weight), weight[ids])
+    assert embedding_gather(ids[:0], weight).shape == (0, 200)
+    with pytest.raises(IndexError):
+        embedding_gather(torch.tensor([30]), weight)

@@ -62,6 +62,8 @@ class Command(BaseCommand):
                 self.stdout.flush()
 
             report = check_package(package, backend, on_item=show, **extra)
+            if report.skipped:
+                self.stdout.write(self.style.WARNING(f"  SKIP {report.skipped}"))
             if not report.ok:
                 failed.append(package.folder_name)
         if failed:
