@@ -11,10 +11,9 @@ class _CE(torch.autograd.Function):
         valid = targets != ignore_index
         if ((targets < 0) | (targets >= weight.shape[0]))[valid].any():
             raise IndexError("target out of range")
-        lses = []
+        lse = hidden.new_empty(hidden.shape[0])
         for s in range(0, hidden.shape[0], CHUNK):
-            lses.append(torch.logsumexp(hidden[s:s + CHUNK] @ weight.T, dim=1))
-        lse = torch.cat(lses) if lses else hidden.new_zeros(0)
+            lse[s:s + CHUNK] = torch.logsumexp(hidden[s:s + CHUNK] @ weight.T, dim=1)
         safe = torch.where(valid, targets, 0)
         picked = (hidden * weight[safe]).sum(dim=1)
         count = int(valid.sum())
