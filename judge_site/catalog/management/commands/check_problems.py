@@ -51,6 +51,7 @@ class Command(BaseCommand):
         if options["seed"] is not None:
             extra["secret_seed"] = options["seed"]
         failed: list[str] = []
+        skipped: list[str] = []
         for package in packages:
             self.stdout.write(f"== {package.folder_name} (version {package.version})")
 
@@ -63,6 +64,7 @@ class Command(BaseCommand):
 
             report = check_package(package, backend, on_item=show, **extra)
             if report.skipped:
+                skipped.append(package.folder_name)
                 self.stdout.write(self.style.WARNING(f"  SKIP {report.skipped}"))
             if not report.ok:
                 failed.append(package.folder_name)
@@ -70,7 +72,9 @@ class Command(BaseCommand):
             self.stdout.write(self.style.ERROR(f"{len(failed)} of {len(packages)} failed: {', '.join(failed)}"))
             sys.stdout.flush()
             raise CommandError("problem check failed", returncode=1)
-        self.stdout.write(self.style.SUCCESS(f"all {len(packages)} package(s) pass"))
+        checked = len(packages) - len(skipped)
+        note = f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else ""
+        self.stdout.write(self.style.SUCCESS(f"all {checked} checked package(s) pass{note}"))
 
     @staticmethod
     def _packages(problems_dir: Path, keys: list[str]) -> list[ProblemPackage]:
