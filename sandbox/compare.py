@@ -16,7 +16,7 @@ import torch
 
 from sandbox.contracts import Verdict, WrongKind
 from sandbox.problem import Case, Tolerance
-from sandbox.wire import DTYPE_NAMES, Unsupported, WireTensor
+from sandbox.wire import DTYPE_NAMES, Unsupported, WireTensor, strip_classes
 
 # torch.testing.assert_close defaults, by dtype name.
 DEFAULT_TOLERANCES: dict[str, Tolerance] = {
@@ -97,7 +97,7 @@ def compare(
         raise ValueError("malformed observation")
     try:
         if case.check is not None:
-            message = case.check(expected["value"], _plain(got.get("value")))
+            message = case.check(expected["value"], strip_classes(got.get("value")))
             if message:
                 raise _Mismatch(WrongKind.VALUE, str(message))
             _check_types_only(expected["value"], got.get("value"), "output")
@@ -125,18 +125,6 @@ def compare(
             "your function modified its inputs in place: " + ", ".join(map(str, modified[:5])),
         )
     return AC
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, WireTensor):
-        return value.tensor
-    if type(value) is list:
-        return [_plain(v) for v in value]
-    if type(value) is tuple:
-        return tuple(_plain(v) for v in value)
-    if type(value) is dict:
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 def _describe(value: Any) -> str:

@@ -35,9 +35,14 @@ CHROMIUM_ARGS = [
 IN_CI = os.environ.get("CI", "").lower() == "true"
 PROBLEM_48 = ROOT / "problems" / "048-embedding-tied-head-padding"
 
-# Playwright's sync API keeps an event loop in this thread; the ORM calls of the test body
-# (fixtures, assertions on rows) are still plain synchronous calls.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(autouse=True)
+def _orm_beside_playwright(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Playwright's sync API keeps an event loop in this thread; the ORM calls of the test
+    body (fixtures, assertions on rows) are still plain synchronous calls. Set only for the
+    browser tests, so the rest of the suite keeps Django's async-safety check."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 def _need(condition: bool, why: str) -> None:

@@ -81,7 +81,11 @@ def test_a_forged_clock_never_yields_a_speedup_the_host_clock_contradicts(
     bench = result.benchmark
     assert bench is not None
     assert not bench.verified and "rejected" in bench.note
-    assert bench.speedup < 0.5 and bench.submission_ms > 4.0
+    # The submission really sleeps 5 ms per call: the figure must come from a clock that saw
+    # that (not the forged one), and the speedup must follow from the two medians. The
+    # baseline's own median depends on the machine's load, so no fixed ratio is asserted.
+    assert bench.submission_ms > 4.0
+    assert bench.speedup == pytest.approx(bench.baseline_ms / bench.submission_ms, rel=1e-6)
 
 
 def test_a_sabotaged_baseline_is_caught_by_the_clean_baseline_timing(judge_toy: JudgeFn) -> None:
