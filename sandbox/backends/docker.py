@@ -5,7 +5,7 @@ root, one tmpfs for /tmp (size and inode caps; exec allowed: torch extensions an
 .so files from there), a fixed non-root user, every capability dropped, no-new-privileges,
 Docker's default seccomp profile, a pids limit (threads count), memory == memory+swap, a CPU
 quota, no core dumps, no log driver (output is read through the capped channel below), an init
-process, a wall-clock kill from outside, no environment but HOME/TMPDIR/PATH/OMP_NUM_THREADS
+process, a wall-clock kill from outside, no environment but HOME/TMPDIR/PATH/OMP_NUM_THREADS/RUNNER_ENV
 (and the NVIDIA variables with one GPU by id), nothing mounted from the host.
 
 The channel is the container's attached stdin/stdout: Docker multiplexes stdout and stderr on
@@ -33,6 +33,7 @@ from docker.errors import APIError, DockerException, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from sandbox.backends.base import (
+    RUNNER_ENV,
     Backend,
     FrameTooLarge,
     Sandbox,
@@ -102,7 +103,7 @@ class DockerSandbox(Sandbox):
 
     def _create_and_start(self) -> None:
         spec, backend = self._spec, self._backend
-        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "PATH": PATH}
+        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "PATH": PATH, **RUNNER_ENV}
         if backend.cpus:
             # torch sizes its thread pool by the host's cores, not by the CPU quota: 2+ busy
             # threads under a 1-CPU quota get throttled by the kernel for whole periods, which
@@ -130,8 +131,10 @@ class DockerSandbox(Sandbox):
             ipc_mode="none",  # no /dev/shm: /tmp stays the one writable place
             read_only=True,
             # nr_inodes: empty files cost no pages but kernel memory the size= cap misses.
-            tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={spec.tmpfs_mib}m,"
-                           f"nr_inodes={spec.tmpfs_mib * INODES_PER_MIB},mode=1777"},
+            tmpfs={
+                "/tmp": f"rw,exec,nosuid,nodev,size={spec.tmpfs_mib}m,"
+                f"nr_inodes={spec.tmpfs_mib * INODES_PER_MIB},mode=1777"
+            },
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             pids_limit=spec.pids,
@@ -362,7 +365,9 @@ class DockerSandbox(Sandbox):
             length = parse_header(bytes(buf[: HEADER.size]))
         except FrameError as exc:
             self._kill()
-            raise SandboxError(f"garbage on the runner channel: {exc}", self._collect_exit(kill=True)) from None
+            raise SandboxError(
+                f"garbage on the runner channel: {exc}", self._collect_exit(kill=True)
+            ) from None
         if length > self._max_frame:
             self._kill()
             raise FrameTooLarge(

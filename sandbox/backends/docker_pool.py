@@ -97,7 +97,9 @@ class WarmPool:
 
     def _ensure_thread(self) -> None:
         if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._refill_forever, name="sandbox-pool", daemon=True)
+            self._thread = threading.Thread(
+                target=self._refill_forever, name="sandbox-pool", daemon=True
+            )
             self._thread.start()
 
     def _refill_forever(self) -> None:

@@ -28,6 +28,7 @@ from typing import IO
 
 from sandbox import framing
 from sandbox.backends.base import (
+    RUNNER_ENV,
     Backend,
     FrameTooLarge,
     Sandbox,
@@ -65,6 +66,7 @@ class LocalSandbox(Sandbox):
             "TMPDIR": str(self.tmp),
             "LANG": "C.UTF-8",
             "OMP_NUM_THREADS": os.environ.get("JUDGE_LOCAL_THREADS", "1"),
+            **RUNNER_ENV,
         }
         memory = (spec.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * 1024 * 1024
         cpu_s = int(spec.wall_time_s) + 1

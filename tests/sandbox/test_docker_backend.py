@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from sandbox.backends.base import (
+    RUNNER_ENV,
     FrameTooLarge,
     SandboxDied,
     SandboxError,
@@ -149,7 +150,15 @@ def test_it_runs_hardened(run_id: str) -> None:
     assert facts["net"] != "connected"
     # HOSTNAME is set by Docker, LC_CTYPE by Python itself (PEP 538 locale coercion),
     # OMP_NUM_THREADS by the backend (the CPU quota).
-    assert set(facts["env"]) <= {"HOME", "TMPDIR", "PATH", "HOSTNAME", "LC_CTYPE", "OMP_NUM_THREADS"}
+    assert set(facts["env"]) <= {
+        "HOME",
+        "TMPDIR",
+        "PATH",
+        "HOSTNAME",
+        "LC_CTYPE",
+        "OMP_NUM_THREADS",
+        *RUNNER_ENV,
+    }
     assert facts["core"] == [0, 0]
     assert facts["docker_sock"] is False
     assert "init" in facts["pid1"]  # --init: a reaper is PID 1, not the runner
@@ -238,7 +247,7 @@ def test_it_refuses_an_oversized_frame(run_id: str) -> None:
 
 
 def test_it_refuses_garbage_on_the_channel(run_id: str) -> None:
-    backend = _probe_backend("sys.stdout.write('{\"verdict\": \"AC\"}' * 10); sys.stdout.flush()")
+    backend = _probe_backend('sys.stdout.write(\'{"verdict": "AC"}\' * 10); sys.stdout.flush()')
     with backend.start(_spec(run_id)) as box:
         with pytest.raises(SandboxError):
             box.recv(30)
@@ -299,17 +308,26 @@ def test_it_echoes_frames_through_stdin_and_stdout(run_id: str) -> None:
 def test_it_reaps_old_orphans_only(run_id: str, client: Any) -> None:
     labels = {TEST_LABEL: run_id, "tensor-judge.sandbox": "1"}
     old = client.containers.run(
-        IMAGE, ["sleep", "3600"], detach=True, network_mode="none",
+        IMAGE,
+        ["sleep", "3600"],
+        detach=True,
+        network_mode="none",
         labels={**labels, "tensor-judge.created": str(int(time.time()) - 7200)},
     )
     young = client.containers.run(
-        IMAGE, ["sleep", "3600"], detach=True, network_mode="none",
+        IMAGE,
+        ["sleep", "3600"],
+        detach=True,
+        network_mode="none",
         labels={**labels, "tensor-judge.created": str(int(time.time()))},
     )
     try:
         removed = get_backend("docker", image=IMAGE).reap(older_than_s=3600)
         assert removed >= 1
-        ids = {c.id for c in client.containers.list(all=True, filters={"label": f"{TEST_LABEL}={run_id}"})}
+        ids = {
+            c.id
+            for c in client.containers.list(all=True, filters={"label": f"{TEST_LABEL}={run_id}"})
+        }
         assert old.id not in ids
         assert young.id in ids
     finally:
@@ -326,9 +344,14 @@ def test_the_reap_sandboxes_command_removes_old_orphans(run_id: str, client: Any
     from django.core.management import call_command
 
     old = client.containers.create(
-        IMAGE, ["sleep", "3600"], network_mode="none",
-        labels={TEST_LABEL: run_id, "tensor-judge.sandbox": "1",
-                "tensor-judge.created": str(int(time.time()) - 7200)},
+        IMAGE,
+        ["sleep", "3600"],
+        network_mode="none",
+        labels={
+            TEST_LABEL: run_id,
+            "tensor-judge.sandbox": "1",
+            "tensor-judge.created": str(int(time.time()) - 7200),
+        },
     )
     out = io.StringIO()
     call_command("reap_sandboxes", "--older-than", "3600", "--backend", "docker", stdout=out)
@@ -410,7 +433,9 @@ def test_it_leaks_no_file_descriptors_or_threads(run_id: str) -> None:
 def test_it_fails_cleanly_when_the_engine_is_unreachable(tmp_path: Any) -> None:
     import docker
 
-    dead = docker.DockerClient(base_url=f"unix://{tmp_path}/no-engine.sock", version="1.41", timeout=5)
+    dead = docker.DockerClient(
+        base_url=f"unix://{tmp_path}/no-engine.sock", version="1.41", timeout=5
+    )
     backend = get_backend("docker", image=IMAGE, client=dead)
     t0 = time.monotonic()
     with pytest.raises(Exception, match="No such file"):  # the grader turns it into IE

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import framing
-from sandbox.backends.base import Backend, FrameTooLarge, SandboxSpec, SandboxTimeout
+from sandbox.backends.base import RUNNER_ENV, Backend, FrameTooLarge, SandboxSpec, SandboxTimeout
 from sandbox.backends.local import LocalSandbox
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,5 +113,5 @@ def test_the_runner_environment_holds_no_secrets(
         environ = Path(f"/proc/{box.proc.pid}/environ").read_bytes().split(b"\0")
         names = {item.split(b"=", 1)[0].decode() for item in environ if item}
         assert "SECRET_KEY" not in names
-        assert names <= {"PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS"}
+        assert names <= {"PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS", *RUNNER_ENV}
         assert os.environ["SECRET_KEY"] == "do-not-leak"
