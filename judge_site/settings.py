@@ -174,6 +174,7 @@ if JUDGE_BACKEND == "local" and not DEBUG and not JUDGE_ALLOW_LOCAL_BACKEND:
         "is off: use JUDGE_BACKEND=docker, or set JUDGE_ALLOW_LOCAL_BACKEND=true knowingly."
     )
 JUDGE_SANDBOX_IMAGE = envstr("JUDGE_SANDBOX_IMAGE", "tensor-judge-sandbox:cpu")
+JUDGE_SANDBOX_IMAGES = envlist("JUDGE_SANDBOX_IMAGES", "triton=tensor-judge-sandbox:triton")  # requirement=image, for problem.toml `requires`
 JUDGE_GPU_IDS = envlist("JUDGE_GPU_IDS", "")
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")

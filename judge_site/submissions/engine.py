@@ -3,24 +3,104 @@
 The Celery task (services.submission_judge) and ``manage.py judge`` both come through here, so
 the backend policy lives in one place: the local backend runs untrusted code without any
 isolation and is refused when DEBUG is off unless JUDGE_ALLOW_LOCAL_BACKEND is set.
+
+Sandbox images (docker): a problem whose problem.toml says ``requires = ["triton"]`` is judged in
+the image JUDGE_SANDBOX_IMAGES maps its requirements to ("triton=tensor-judge-sandbox:triton");
+every other problem in JUDGE_SANDBOX_IMAGE. A requirement without a mapping, or requirements
+mapped to different images, is a configuration error: the judging ends IE with that message.
+GPU judgings use the docker backend's GPU image, which must carry every GPU problem's requirements.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from sandbox.backends.base import Backend, get_backend
-from sandbox.contracts import JudgeResult, Mode, TestResult
+from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
+from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.problem import ProblemPackage
 
 
-def backend_from_settings(gpu: bool = False) -> Backend:
+class SandboxImageError(ImproperlyConfigured):
+    """No (single) sandbox image is configured for a problem's requirements."""
+
+
+def requirement_images() -> dict[str, str]:
+    """settings.JUDGE_SANDBOX_IMAGES ("requirement=image" entries) as a dict."""
+    images: dict[str, str] = {}
+    for entry in getattr(settings, "JUDGE_SANDBOX_IMAGES", []):
+        requirement, sep, image = (part.strip() for part in entry.partition("="))
+        if not (sep and requirement and image):
+            raise SandboxImageError(
+                f"JUDGE_SANDBOX_IMAGES entry {entry!r} is not requirement=image "
+                "(e.g. triton=tensor-judge-sandbox:triton)"
+            )
+        images[requirement] = image
+    return images
+
+
+def image_for(requires: Sequence[str]) -> str:
+    """The sandbox image for a problem's ``requires``: JUDGE_SANDBOX_IMAGE when there are none,
+    else the one image JUDGE_SANDBOX_IMAGES maps all of them to."""
+    if not requires:
+        return str(settings.JUDGE_SANDBOX_IMAGE)
+    images = requirement_images()
+    unmapped = [r for r in requires if r not in images]
+    if unmapped:
+        raise SandboxImageError(
+            f"no sandbox image for requirement(s) {', '.join(unmapped)}: add "
+            f"'{unmapped[0]}=IMAGE' to JUDGE_SANDBOX_IMAGES (now {','.join(f'{k}={v}' for k, v in images.items()) or 'empty'})"
+        )
+    chosen = sorted({images[r] for r in requires})
+    if len(chosen) > 1:
+        raise SandboxImageError(
+            f"requirements {', '.join(requires)} map to different images ({', '.join(chosen)}) "
+            "in JUDGE_SANDBOX_IMAGES: one image must carry them all"
+        )
+    return chosen[0]
+
+
+def requires_of(package: ProblemPackage) -> list[str]:
+    """problem.toml's optional ``requires`` (modules the sandbox must provide)."""
+    return [str(r) for r in package.manifest.get("requires", [])]
+
+
+class ImageRoutingBackend(Backend):
+    """The docker backend of JUDGE_SANDBOX_IMAGE, which also hands out, through
+    ``for_requirements``, docker backends of the image a package's ``requires`` need (the package
+    check, sandbox/check.py, asks it for each package)."""
+
+    name = "docker"
+
+    def __init__(self, options: dict[str, object]) -> None:
+        self._options = options
+        self._by_image: dict[str, Backend] = {}
+        self.default = self._backend(str(settings.JUDGE_SANDBOX_IMAGE))
+
+    def _backend(self, image: str) -> Backend:
+        if image not in self._by_image:
+            self._by_image[image] = get_backend("docker", **{**self._options, "image": image})
+        return self._by_image[image]
+
+    def for_requirements(self, requires: Sequence[str]) -> Backend:
+        return self._backend(image_for(requires))
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        return self.default.start(spec)
+
+    def reap(self, older_than_s: float) -> int:
+        return self.default.reap(older_than_s)
+
+
+def backend_from_settings(gpu: bool = False, requires: Sequence[str] | None = None) -> Backend:
     """The backend named by settings.JUDGE_BACKEND, built from the JUDGE_* settings.
 
-    ``gpu``: the caller will ask for a GPU (a docker backend then gets JUDGE_GPU_IDS)."""
+    ``gpu``: the caller will ask for a GPU (a docker backend then gets JUDGE_GPU_IDS).
+    ``requires``: the problem's requirements, which choose a docker backend's image (see
+    ``image_for``; SandboxImageError when none fits). ``None``: not for one problem: a docker
+    backend then routes per package (``ImageRoutingBackend``, for the package check)."""
     name = settings.JUDGE_BACKEND
     if name == "local":
         if not settings.DEBUG and not getattr(settings, "JUDGE_ALLOW_LOCAL_BACKEND", False):
@@ -30,13 +110,15 @@ def backend_from_settings(gpu: bool = False) -> Backend:
             )
         return get_backend("local")
     if name == "docker":
-        options: dict[str, object] = {"image": settings.JUDGE_SANDBOX_IMAGE}
+        options: dict[str, object] = {}
         gpu_image = getattr(settings, "JUDGE_SANDBOX_GPU_IMAGE", "")
         if gpu_image:
             options["gpu_image"] = gpu_image
         if gpu:
             options["gpu_ids"] = list(settings.JUDGE_GPU_IDS)
-        return get_backend("docker", **options)
+        if requires is None:
+            return ImageRoutingBackend(options)
+        return get_backend("docker", **{**options, "image": image_for(requires)})
     return get_backend(name)
 
 
@@ -59,7 +141,22 @@ def judge_source(
     from sandbox.grader import judge  # imports torch: only when a judging really happens
 
     gpu_id = gpu_for(package)
-    backend = backend_from_settings(gpu=gpu_id is not None)
+    requires = requires_of(package)
+    try:
+        backend = backend_from_settings(gpu=gpu_id is not None, requires=requires)
+    except SandboxImageError as exc:
+        return _internal_error(package, f"sandbox configuration: {exc}")
+    if backend.name == "local" and requires:
+        from sandbox.check import missing_requirements
+
+        missing = missing_requirements(package)
+        if missing:
+            return _internal_error(
+                package,
+                f"this worker judges with the local backend, whose Python cannot import "
+                f"{', '.join(missing)} (problem.toml requires it): use JUDGE_BACKEND=docker "
+                "with the image JUDGE_SANDBOX_IMAGES maps it to",
+            )
     return judge(
         package,
         source,
@@ -68,4 +165,16 @@ def judge_source(
         on_progress=on_progress,
         gpu_id=gpu_id,
         labels={"tensor-judge.problem": str(package.number)},
+    )
+
+
+def _internal_error(package: ProblemPackage, message: str) -> JudgeResult:
+    """A judging that could not start for a reason of this worker's configuration (IE)."""
+    return JudgeResult(
+        verdict=Verdict.IE,
+        tests=[],
+        benchmark=None,
+        environment={"backend": str(settings.JUDGE_BACKEND)},
+        message=message,
+        problem_version=package.version,
     )

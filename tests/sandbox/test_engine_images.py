@@ -1,0 +1,152 @@
+"""Sandbox image selection by problem requirement (judge_site/submissions/engine.py).
+
+A problem whose problem.toml says ``requires = ["triton"]`` (problem 56) is judged in the image
+JUDGE_SANDBOX_IMAGES maps it to; the others in JUDGE_SANDBOX_IMAGE; a missing mapping is an IE
+with a clear message, never a crash. The docker-marked tests judge problem 56 for real through
+``manage.py judge --json`` in tensor-judge-sandbox:triton (Triton's interpreter on CPU)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.test import override_settings
+
+from judge_site.submissions.engine import (
+    ImageRoutingBackend,
+    SandboxImageError,
+    backend_from_settings,
+    image_for,
+    judge_source,
+    requirement_images,
+)
+from sandbox.check import check_package
+from sandbox.contracts import Mode, Verdict
+from sandbox.problem import load_package
+from tests.conftest import IN_CI, require_docker
+
+REPO = Path(__file__).resolve().parents[2]
+P56 = REPO / "problems" / "056-triton-embedding-gather"
+TRITON_IMAGE = "tensor-judge-sandbox:triton"
+DOCKER = {"JUDGE_BACKEND": "docker", "JUDGE_SANDBOX_IMAGE": "img:cpu"}
+
+
+def require_image(image: str) -> None:
+    """Skip when ``image`` is not built here, but FAIL in CI, where scripts/build_images built it."""
+    require_docker()
+    proc = subprocess.run(["docker", "image", "inspect", image], capture_output=True, timeout=60)
+    if proc.returncode != 0:
+        why = f"image {image} is not built: run scripts/build_images"
+        if IN_CI:
+            pytest.fail(f"CI=true but {why}")
+        pytest.skip(why)
+
+
+# --- the mapping ----------------------------------------------------------------------------
+
+
+def test_the_default_maps_triton_to_the_triton_image() -> None:
+    assert requirement_images() == {"triton": TRITON_IMAGE}
+    assert image_for(["triton"]) == TRITON_IMAGE
+
+
+@override_settings(JUDGE_SANDBOX_IMAGE="img:cpu", JUDGE_SANDBOX_IMAGES=["triton=img:t", "cutlass = img:t", "jax=img:j"])
+def test_no_requirement_gets_the_default_image_and_requirements_their_one_image() -> None:
+    assert image_for([]) == "img:cpu"
+    assert image_for(["triton"]) == "img:t"
+    assert image_for(["triton", "cutlass"]) == "img:t"  # spaces around '=' are tolerated
+
+
+@override_settings(JUDGE_SANDBOX_IMAGES=["triton=img:t", "jax=img:j"])
+def test_requirements_mapped_to_different_images_are_a_configuration_error() -> None:
+    with pytest.raises(SandboxImageError, match="different images.*img:j, img:t"):
+        image_for(["triton", "jax"])
+
+
+@override_settings(JUDGE_SANDBOX_IMAGES=["jax=img:j"])
+def test_an_unmapped_requirement_names_itself_and_the_setting() -> None:
+    with pytest.raises(SandboxImageError, match=r"triton: add 'triton=IMAGE' to JUDGE_SANDBOX_IMAGES \(now jax=img:j\)"):
+        image_for(["triton"])
+
+
+@override_settings(JUDGE_SANDBOX_IMAGES=["triton:img"])
+def test_a_malformed_entry_is_a_configuration_error() -> None:
+    with pytest.raises(SandboxImageError, match="'triton:img' is not requirement=image"):
+        image_for(["triton"])
+
+
+# --- the backend ----------------------------------------------------------------------------
+
+
+@override_settings(**DOCKER, JUDGE_SANDBOX_IMAGES=["triton=img:t"])
+def test_the_docker_backend_gets_the_image_of_the_requirements() -> None:
+    assert getattr(backend_from_settings(requires=["triton"]), "image", None) == "img:t"
+    assert getattr(backend_from_settings(requires=[]), "image", None) == "img:cpu"
+    routed = backend_from_settings()
+    assert isinstance(routed, ImageRoutingBackend) and routed.name == "docker"
+    assert getattr(routed.default, "image", None) == "img:cpu"
+    assert getattr(routed.for_requirements(["triton"]), "image", None) == "img:t"
+    assert routed.for_requirements(["triton"]) is routed.for_requirements(["triton"])  # cached
+    with pytest.raises(SandboxImageError):
+        routed.for_requirements(["jax"])
+
+
+@override_settings(**DOCKER, JUDGE_SANDBOX_IMAGES=[])
+def test_judging_a_problem_whose_requirement_has_no_image_is_an_ie_not_a_crash() -> None:
+    result = judge_source(load_package(P56), (P56 / "solution.py").read_text(), Mode.SUBMIT)
+    assert result.verdict == Verdict.IE and result.tests == []
+    assert "sandbox configuration" in result.message and "triton" in result.message
+    assert result.problem_version == load_package(P56).version
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is not None, reason="triton is in this venv")
+@override_settings(JUDGE_BACKEND="local", JUDGE_ALLOW_LOCAL_BACKEND=True)
+def test_the_local_backend_without_triton_answers_ie_for_problem_56() -> None:
+    result = judge_source(load_package(P56), (P56 / "solution.py").read_text(), Mode.SUBMIT)
+    assert result.verdict == Verdict.IE
+    assert "cannot import triton" in result.message and "JUDGE_BACKEND=docker" in result.message
+
+
+@override_settings(**DOCKER, JUDGE_SANDBOX_IMAGES=["jax=img:j"])
+def test_the_package_check_fails_not_skips_when_the_routing_backend_has_no_image() -> None:
+    report = check_package(load_package(P56), backend_from_settings(), bench=False)
+    assert not report.skipped and not report.ok
+    (item,) = report.items
+    assert item.name == "sandbox image for requires ['triton']" and "JUDGE_SANDBOX_IMAGES" in item.detail
+
+
+# --- for real, through Docker ---------------------------------------------------------------
+
+
+def _manage_judge(file: Path) -> tuple[dict[str, object], float]:
+    env = {**os.environ, "JUDGE_BACKEND": "docker", "JUDGE_SANDBOX_IMAGES": f"triton={TRITON_IMAGE}"}
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "judge", "56", str(file), "--json"],
+        cwd=REPO, capture_output=True, text=True, timeout=300, env=env,
+    )
+    took = time.monotonic() - started
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout), took
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("file", "verdict"),
+    [("solution.py", "AC"), ("solutions/AC/column_blocks.py", "AC"), ("solutions/WA/single_block.py", "WA")],
+)
+def test_manage_judge_56_runs_in_the_triton_image(file: str, verdict: str) -> None:
+    require_image(TRITON_IMAGE)
+    result, took = _manage_judge(P56 / file)
+    assert result["verdict"] == verdict, result
+    env = result["environment"]
+    assert isinstance(env, dict) and env.get("image") == TRITON_IMAGE, env
+    assert env.get("triton") == "3.9.0", env  # the runner reports the sandbox's triton
+    print(f"manage.py judge 56 {file}: {verdict} in {took:.1f} s")
