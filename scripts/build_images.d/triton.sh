@@ -35,4 +35,13 @@ build_ext_triton() {
     base="$(cpu_sandbox_hash_tag)"
     build_hashed_image tensor-judge-sandbox triton sandbox/images/Dockerfile.triton \
         "$dir:wheels" -- --build-arg "SANDBOX_IMAGE=$base" --build-arg "TRITON_VERSION=$TRITON_VERSION"
+    # Older builds (an earlier CPU image under them) hold a 1 GB layer each: untag them. An
+    # image a container still uses stays (docker rmi refuses); it goes on a later run.
+    local current ref id
+    current="$(docker image inspect -f '{{.Id}}' tensor-judge-sandbox:triton)"
+    docker images --no-trunc --filter label=tensor-judge.image=sandbox-triton \
+        --format '{{.Repository}}:{{.Tag}} {{.ID}}' | while read -r ref id; do
+        [[ "$id" == "$current" || "$ref" == *"<none>"* ]] && continue
+        docker rmi "$ref" >/dev/null 2>&1 && log "removed the older $ref" || true
+    done
 }
