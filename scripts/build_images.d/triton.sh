@@ -44,4 +44,6 @@ build_ext_triton() {
         [[ "$id" == "$current" || "$ref" == *"<none>"* ]] && continue
         docker rmi "$ref" >/dev/null 2>&1 && log "removed the older $ref" || true
     done
+    # The build stage, left dangling by the classic builder (only this file's label).
+    docker image prune -f --filter label=tensor-judge.image=sandbox-triton-stage >/dev/null || true
 }
