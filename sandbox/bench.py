@@ -11,10 +11,17 @@ reports each time; the grader does not trust it:
 * inputs are built by a separate request, so the round trip of a time request holds the call
   plus a fixed amount of channel work; every reported time must fit inside it and be above a
   physical floor, and the part of the round trip outside the reported time must be the same
-  for the submission and the baseline (compared at their minimum, since noise only adds): a
-  patched or rewound clock shows up there;
+  for the submission, the baseline and the baseline timed before the student's code was
+  loaded (compared at their minimum, since noise only adds): a patched or rewound clock, or
+  work hidden in the time request around the clock, shows up there;
+* one small argument of each timed call is drawn only by the time request itself (a seed
+  sent with it), so nothing can be computed ahead while the inputs are prepared; and the
+  time reply carries a digest of the output keyed by a secret sent with that request, which
+  the fetched output must match: an output finished by a thread after the call returned
+  does not;
 * the baseline is also timed before the student's code is loaded; if it runs much slower
-  once that code is in (a sabotaged baseline), the times are not believed either.
+  once that code is in (a sabotaged baseline), the times are not believed either, and the
+  baseline figure is never above the clean one.
 
 A benchmark that fails a check is not verified: its speedup then compares the clean baseline
 with the grader's own round trip of the submission (which errs on the slow side) and says so.
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+import secrets
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -83,7 +91,9 @@ def spread(values: list[float]) -> float:
     return (q3 - q1) / 2 / median if median > 0 else 0.0
 
 
-def check_times(sub: Series, base: Series, clean_baseline_ns: list[int]) -> str:
+def check_times(
+    sub: Series, base: Series, clean_baseline_ns: list[int], clean_gaps_ns: list[int] | None = None
+) -> str:
     """'' when the reported times agree with the grader's clock, else why they don't.
 
     The time request's round trip is the call plus the same channel work for both sides, so
@@ -91,7 +101,9 @@ def check_times(sub: Series, base: Series, clean_baseline_ns: list[int]) -> str:
     baseline. Noise on a busy machine only ever adds time, so the minimum gaps are compared:
     they are the channel's own cost, and hidden work (a rewound or patched clock) shows up as
     a larger minimum. Likewise the baseline timed with the student's code loaded must not be
-    much slower than the same baseline timed before that code existed."""
+    much slower than the same baseline timed before that code existed. ``clean_gaps_ns``
+    (the gaps of that clean baseline) bound both sides' gaps, so work hidden outside the
+    clock on both sides alike shows up too."""
     for name, series in (("submission", sub), ("baseline", base)):
         for t, rt in zip(series.times_ns, series.round_trips_ns, strict=True):
             if t > rt:
@@ -99,6 +111,8 @@ def check_times(sub: Series, base: Series, clean_baseline_ns: list[int]) -> str:
             if t < FLOOR_NS:
                 return f"a reported {name} time is below the physical floor of {FLOOR_NS} ns"
     base_gap = min(base.gaps_ns)
+    if clean_gaps_ns:
+        base_gap = min(base_gap, min(clean_gaps_ns))
     excess = min(sub.gaps_ns) - base_gap
     if excess > GAP_FLOOR_NS + GAP_REL * base_gap:
         return (
@@ -123,12 +137,26 @@ class _Verifier:
         self.tolerances = package.tolerances
         self.case = Case(name=f"benchmark {shape.name}", fn=shape.fn, make=lambda gen: Call())
 
-    def check(self, session: Session, seed: int, timeout_s: float) -> TestResult | None:
+    def check(self, session: Session, timed: Timed, timeout_s: float) -> TestResult | None:
         reply, blob = session.request(
             {"op": "last_output", "which": "submission"}, timeout_s, "the benchmark"
         )
+        try:
+            fetched = wire.digest_encoded(reply.get("value"), blob, timed.key)
+        except (wire.WireError, TypeError, ValueError):
+            fetched = ""
+        if fetched != timed.digest:
+            return TestResult(
+                name=f"benchmark {self.shape.name}",
+                public=False,
+                verdict=Verdict.WA,
+                message="your function's output changed after it returned (work was left "
+                "running after the timed call)",
+                wrong_kind=WrongKind.VALUE,
+            )
         got_value = session.value(reply, blob, "value")
-        expected_value = self.fn(*wire.build_inputs(self.shape.args, seed))
+        inputs = wire.build_inputs(self.shape.args, timed.seed)
+        expected_value = self.fn(*wire.late_input(self.shape.args, inputs, timed.late_seed))
         expected = {"kind": "return", "value": expected_value, "inputs_modified": [], "grads": None}
         got = {"kind": "return", "value": got_value, "inputs_modified": [], "grads": None}
         outcome = compare(expected, got, self.case, self.tolerances)
@@ -143,21 +171,35 @@ class _Verifier:
         )
 
 
+@dataclass
+class Timed:
+    """One timed call: what the grader sent and what came back."""
+
+    seed: int
+    late_seed: int
+    key: str
+    reported_ns: int
+    round_trip_ns: int
+    digest: str
+
+
 def _time_one(
     session: Session,
     which: str,
     shape: BenchShape,
     baseline: str,
-    seed: int,
+    rng: random.Random,
     device: str,
     timeout_s: float,
-) -> tuple[int, int]:
-    """(reported ns, the grader's round trip of the time request in ns). Inputs are built in
-    a separate request first, so the round trip holds little besides the call."""
+) -> Timed:
+    """Time one call. Inputs are built in a separate request first, so the round trip of the
+    time request holds little besides the call; that request draws one small argument from
+    ``late_seed`` and returns the output's digest under ``key``."""
     what = f"the benchmark ({shape.name})"
+    seed, late_seed, key = rng.getrandbits(62), rng.getrandbits(62), secrets.token_hex(16)
     prepare = {"op": "prepare", "which": which, "specs": shape.args, "seed": seed, "device": device}
     session.request(prepare, timeout_s, what)
-    message: dict[str, Any] = {"op": "time", "which": which}
+    message: dict[str, Any] = {"op": "time", "which": which, "late_seed": late_seed, "key": key}
     if which == "baseline":
         message["baseline"] = baseline
     else:
@@ -166,29 +208,37 @@ def _time_one(
     reported = reply.get("time_ns")
     if type(reported) is not int:
         reported = -1
-    return reported, session.last_round_trip_ns
+    digest = reply.get("digest")
+    return Timed(
+        seed,
+        late_seed,
+        key,
+        reported,
+        session.last_round_trip_ns,
+        digest if isinstance(digest, str) else "",
+    )
 
 
 def clean_baselines(
     session: Session, package: ProblemPackage, device: str, rng: random.Random
-) -> dict[str, list[int]]:
-    """Baseline times per shape, taken before any student code is loaded (the runner must have
-    imported the baselines already): the yardstick a loaded baseline is checked against."""
+) -> dict[str, Series]:
+    """Baseline times and round trips per shape, taken before any student code is loaded (the
+    runner must have imported the baselines already): the yardstick a loaded baseline, and
+    the channel's cost on both sides, are checked against."""
     bench = package.benchmark
-    out: dict[str, list[int]] = {}
+    out: dict[str, Series] = {}
     if bench is None:
         return out
     timeout_s = package.limits.time_s + 0.5
     for shape in bench.shapes:
         baseline = shape.baseline or bench.baseline
-        times = []
+        series = Series()
         for i in range(2 + CLEAN_ROUNDS):
-            reported, _ = _time_one(
-                session, "baseline", shape, baseline, rng.getrandbits(62), device, timeout_s
-            )
+            timed = _time_one(session, "baseline", shape, baseline, rng, device, timeout_s)
             if i >= 2:
-                times.append(reported)
-        out[shape.name] = times
+                series.times_ns.append(timed.reported_ns)
+                series.round_trips_ns.append(timed.round_trip_ns)
+        out[shape.name] = series
     return out
 
 
@@ -199,7 +249,7 @@ def bench_shape(
     device: str,
     budget_s: float,
     rng: random.Random,
-    clean_baseline_ns: list[int] | None = None,
+    clean_baseline: Series | None = None,
 ) -> tuple[BenchmarkResult | None, TestResult | None]:
     assert package.benchmark is not None
     baseline = shape.baseline or package.benchmark.baseline
@@ -215,18 +265,15 @@ def bench_shape(
         rng.shuffle(order)
         verify = rounds == verify_round or rng.random() < VERIFY_PROBABILITY
         for which in order:
-            seed = rng.getrandbits(62)
-            reported, round_trip = _time_one(
-                session, which, shape, baseline, seed, device, timeout_s
-            )
+            timed = _time_one(session, which, shape, baseline, rng, device, timeout_s)
             if which == "submission" and verify:
-                wrong = verifier.check(session, seed, timeout_s)
+                wrong = verifier.check(session, timed, timeout_s)
                 if wrong is not None:
                     return None, wrong
             if rounds >= WARMUP_ROUNDS:
                 series = sub if which == "submission" else base
-                series.times_ns.append(reported)
-                series.round_trips_ns.append(round_trip)
+                series.times_ns.append(timed.reported_ns)
+                series.round_trips_ns.append(timed.round_trip_ns)
         rounds += 1
         measured = rounds - WARMUP_ROUNDS
         if measured >= MIN_ROUNDS and (
@@ -238,8 +285,9 @@ def bench_shape(
             <= target
         ):
             break
-    clean = clean_baseline_ns or []
-    problem = check_times(sub, base, clean)
+    clean = clean_baseline.times_ns if clean_baseline else []
+    clean_gaps = clean_baseline.gaps_ns if clean_baseline else []
+    problem = check_times(sub, base, clean, clean_gaps)
     if problem:
         # Only the grader's clock and the baseline timed before the student's code was loaded
         # are trusted now: the submission's time is its round trip less the channel's cost
@@ -262,6 +310,8 @@ def bench_shape(
         ), None
     sub_ms = statistics.median(sub.times_ns) / 1e6
     base_ms = statistics.median(base.times_ns) / 1e6
+    if clean:  # a baseline slowed by the student's code (within the check's margin) gains nothing
+        base_ms = min(base_ms, statistics.median(clean) / 1e6)
     return BenchmarkResult(
         speedup=base_ms / sub_ms,
         submission_ms=sub_ms,
@@ -301,7 +351,7 @@ def run_benchmark(
     session: Session,
     package: ProblemPackage,
     device: str,
-    clean: dict[str, list[int]] | None = None,
+    clean: dict[str, Series] | None = None,
 ) -> tuple[BenchmarkResult | None, TestResult | None]:
     """(result, None), or (None, a WA test result) when a timed output was wrong. ``clean``:
     the baseline times per shape taken before the student's code was loaded."""
@@ -312,8 +362,8 @@ def run_benchmark(
     budget = bench.max_time_s / len(bench.shapes)
     results = []
     for shape in bench.shapes:
-        clean_ns = (clean or {}).get(shape.name)
-        result, wrong = bench_shape(session, package, shape, device, budget, rng, clean_ns)
+        clean_series = (clean or {}).get(shape.name)
+        result, wrong = bench_shape(session, package, shape, device, budget, rng, clean_series)
         if wrong is not None:
             return None, wrong
         assert result is not None

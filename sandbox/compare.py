@@ -52,7 +52,9 @@ class _Mismatch(Exception):
 
 
 def is_memory_error(obs: dict[str, Any]) -> bool:
-    mro = obs.get("mro") or []
+    mro = obs.get("mro")
+    if not isinstance(mro, list):
+        mro = []
     message = str(obs.get("message", "")).lower()
     return (
         "MemoryError" in mro

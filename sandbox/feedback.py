@@ -8,6 +8,7 @@ category ("wrong answer: dtype"), or everything.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from sandbox.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict, WrongKind
@@ -53,12 +54,20 @@ def explain(message: str, details: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _builtin_exception(name: Any) -> bool:
+    cls = getattr(builtins, name, None) if isinstance(name, str) else None
+    return isinstance(cls, type) and issubclass(cls, BaseException)
+
+
 def category(verdict: Verdict, wrong_kind: WrongKind | None, details: dict[str, Any]) -> str:
+    """The short category of a hidden test. An exception is named only when it is one of
+    Python's own: the name of a class the student made up could carry the hidden inputs out."""
     words = VERDICT_WORDS.get(verdict, str(verdict))
     if verdict == Verdict.WA and wrong_kind is not None:
         return f"{words}: {wrong_kind.value.replace('_', ' ')}"
     if verdict == Verdict.RE and details.get("exception"):
-        return f"{words}: {details['exception']}"
+        name = details["exception"]
+        return f"{words}: {name if _builtin_exception(name) else 'an exception of your own'}"
     return words
 
 

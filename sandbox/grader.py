@@ -21,7 +21,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -39,6 +39,9 @@ from sandbox.compare import compare, is_memory_error
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, overall_verdict
 from sandbox.feedback import explain, for_student
 from sandbox.problem import Case, ProblemPackage
+
+if TYPE_CHECKING:
+    from sandbox.bench import Series
 
 log = logging.getLogger(__name__)
 
@@ -258,7 +261,7 @@ class _Judging:
         # interpreter, or a CPU-only development machine).
         has_cuda = str(hello.get("device", "")).startswith("cuda")
         self.device = "cuda" if self.package.device != "cpu" and has_cuda else "cpu"
-        clean: dict[str, list[int]] = {}
+        clean: dict[str, Series] = {}
         if self.mode == Mode.SUBMIT and self.package.benchmark:
             try:
                 timed = self.time_clean_baselines(session)
@@ -312,7 +315,7 @@ class _Judging:
         except Fault:
             pass
 
-    def time_clean_baselines(self, session: Session) -> dict[str, list[int]] | JudgeResult:
+    def time_clean_baselines(self, session: Session) -> dict[str, Series] | JudgeResult:
         """Import and time the baselines before the student's code exists in the sandbox."""
         from sandbox.bench import clean_baselines
 
@@ -362,7 +365,9 @@ class _Judging:
             self.skip_rest(0, "skipped: compilation error")
             return self.result(Verdict.CE, f"your file must define: {missing}")
         raw_error = reply.get("error")
-        error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
+        error: dict[str, Any] = (
+            raw_error if isinstance(raw_error, dict) and well_formed(raw_error) else {}
+        )
         self.skip_rest(0, "skipped: compilation error")
         if is_memory_error(error):
             return self.result(Verdict.MLE, "your file ran out of memory while being imported")
@@ -393,7 +398,7 @@ class _Judging:
         )
         time_ms = session.last_round_trip_ns / 1e6
         got = session.value(reply, blob, "obs")
-        if not isinstance(got, dict) or got.get("kind") not in ("return", "raise"):
+        if not well_formed(got):
             raise Fault(Verdict.RE, CHANNEL_MESSAGE)
         try:
             outcome = compare(expected, got, case, self.package.tolerances)
@@ -411,6 +416,29 @@ class _Judging:
             time_ms=round(time_ms, 3),
             details=details,
         )
+
+
+def _strs(value: Any) -> bool:
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+def well_formed(obs: Any) -> bool:
+    """Whether a decoded observation has the shape wire.execute_call gives it (a forged one
+    may not; it must end as RE, never as an internal error or a lucky match)."""
+    if type(obs) is not dict:
+        return False
+    if obs.get("kind") == "raise":
+        return all(type(obs.get(k)) is str for k in ("type", "message", "traceback")) and _strs(
+            obs.get("mro")
+        )
+    if obs.get("kind") == "return":
+        grads = obs.get("grads")
+        return (
+            "value" in obs
+            and _strs(obs.get("inputs_modified"))
+            and (grads is None or type(grads) is list)
+        )
+    return False
 
 
 def _hello(session: Session) -> tuple[dict[str, Any], bytes]:

@@ -13,7 +13,8 @@ against its own clock).
 Ops (request ``{"op": ...}`` → reply): ``baselines {baselines}`` (import the speed references
 before any student code), ``load {source, functions, baselines}``, ``call {fn, args, kwargs,
 grad_wrt, grad_seed, device}``, ``prepare {which, specs, seed, device}`` then ``time {which,
-fn | baseline}`` (or ``time`` with the specs inline), ``last_output {which}``, ``bye``. Every reply carries ``printed`` (bytes of student output).
+fn | baseline, late_seed, key}`` (or ``time`` with the specs inline; ``late_seed`` redraws
+one small argument before the clock starts, ``key`` asks for a keyed digest of the output), ``last_output {which}``, ``bye``. Every reply carries ``printed`` (bytes of student output).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class _Server:
         self.baselines: dict[str, Any] = {}
         self.filename = ""
         self.last: dict[str, Any] = {}
-        self.prepared: dict[str, tuple[list[Any], str]] = {}
+        self.prepared: dict[str, tuple[list[Any], str, list[Any]]] = {}
         self.flush_buffer: Any = None
         if self.cuda:
             self.sync = torch.cuda.synchronize
@@ -265,6 +266,7 @@ class _Server:
         self.prepared[which] = (
             self.wire.build_inputs(specs, int(msg.get("seed", 0)), device),
             device,
+            specs,
         )
         self.send({"ok": True})
 
@@ -278,9 +280,12 @@ class _Server:
         if "specs" in msg:
             device = self._device(msg.get("device", "cpu"))
             seed = int(msg.get("seed", 0))
-            inputs = self.wire.build_inputs(msg.get("specs", []), seed, device)
+            specs = msg.get("specs", [])
+            inputs = self.wire.build_inputs(specs, seed, device)
         else:
-            inputs, device = self.prepared.pop(which)
+            inputs, device, specs = self.prepared.pop(which)
+        if msg.get("late_seed") is not None:
+            inputs = self.wire.late_input(specs, inputs, int(msg["late_seed"]), device)
         self.last.pop(which, None)
         if device == "cuda":
             elapsed_ns, host_ns, out = self._time_cuda(fn, inputs)
@@ -291,7 +296,10 @@ class _Server:
             end = self.perf_counter_ns()
             elapsed_ns = host_ns = end - start
         self.last[which] = out
-        self.send({"ok": True, "time_ns": int(elapsed_ns), "host_ns": int(host_ns)})
+        reply: dict[str, Any] = {"ok": True, "time_ns": int(elapsed_ns), "host_ns": int(host_ns)}
+        if msg.get("key"):
+            reply["digest"] = self.wire.digest(out, str(msg["key"]))
+        self.send(reply)
 
     def _time_cuda(self, fn: Any, inputs: list[Any]) -> tuple[int, int, Any]:
         """CUDA events around one call, after an L2 flush; the end event is recorded after a

@@ -45,7 +45,7 @@ class Expect:
     verdicts: frozenset[Verdict]
     mode: Mode = Mode.RUN
     says: str = ""  # a substring the first non-AC test's message (or the judging's) must hold
-    honest_benchmark: bool = False  # AC with a benchmark that is unverified or shows no gain
+    honest_benchmark: bool = False  # if AC: a benchmark that is unverified or shows no gain
 
 
 def one(*verdicts: Verdict, **kw: Any) -> Expect:
@@ -65,11 +65,13 @@ EXPECT: dict[str, Expect] = {
     "netinfo": one(Verdict.RE, Verdict.WA, says="ifaces=['lo'] names=['lo'] routes=0"),
     "find_tests": one(Verdict.RE, Verdict.WA, says="found=[]"),
     # HOSTNAME comes from Docker, LC_CTYPE from Python's locale coercion (PEP 538),
-    # OMP_NUM_THREADS from the backend (torch's thread pool sized to the CPU quota).
+    # OMP_NUM_THREADS and MALLOC_MMAP_THRESHOLD_ from the backend (torch's thread pool sized
+    # to the CPU quota; big buffers mmapped so the heap does not fragment).
     "env_secrets": one(
         Verdict.RE,
         Verdict.WA,
-        says="env=['HOME', 'HOSTNAME', 'LC_CTYPE', 'OMP_NUM_THREADS', 'PATH', 'TMPDIR']",
+        says="env=['HOME', 'HOSTNAME', 'LC_CTYPE', 'MALLOC_MMAP_THRESHOLD_', 'OMP_NUM_THREADS', "
+        "'PATH', 'TMPDIR']",
     ),
     "forged_frame": one(Verdict.RE, Verdict.WA),
     "monkeypatch": one(Verdict.WA),
@@ -87,6 +89,15 @@ EXPECT: dict[str, Expect] = {
     "close_channel": one(Verdict.RE),
     "giant_frame": one(Verdict.OLE, Verdict.RE),
     "escalate": one(Verdict.RE, Verdict.WA, says="escalated=[]"),
+    # Results computed while the inputs are prepared: once a 300x verified speedup; now one
+    # argument is drawn only by the time request, so the kept result is wrong (or unused).
+    "precompute_prepare": one(Verdict.WA, Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
+    # An empty tensor returned at once, filled by a thread the output fetch waits for: once a
+    # 4x verified speedup; the time reply's digest of the output now gives it away.
+    "deferred_work": one(Verdict.WA, mode=Mode.SUBMIT),
+    "malformed_load_reply": one(Verdict.CE, Verdict.RE),
+    "malformed_observation": one(Verdict.RE),
+    "spoofed_exception": one(Verdict.WA, mode=Mode.SUBMIT, says="IndexError"),
 }
 # A correct gather racing the baseline gather cannot honestly be this much faster.
 MAX_HONEST_SPEEDUP = 3.0
@@ -227,7 +238,7 @@ def test_it_withstands(
     # The worker is healthy: no thread kept by the judging (file descriptors: see
     # tests/sandbox/test_docker_backend.py, where the HTTP pool's warm-up can be waited out).
     assert threading.active_count() <= threads, summary
-    if expect.honest_benchmark:
+    if expect.honest_benchmark and result.verdict == Verdict.AC:
         bench = result.benchmark
         assert bench is not None, summary
         assert not bench.verified or bench.speedup < MAX_HONEST_SPEEDUP, f"{summary}; {bench}"

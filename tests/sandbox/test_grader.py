@@ -178,3 +178,66 @@ def test_the_time_cross_checks_accept_noise_but_not_hidden_work() -> None:
     overstated = Series([5_000_000], [1_000_000])
     assert "longer than the grader's own round trip" in check_times(overstated, base, [])
     assert "slower once your code was loaded" in check_times(honest, base, [300_000, 310_000, 320_000])
+
+
+def test_hidden_work_on_both_sides_is_caught_by_the_clean_gaps() -> None:
+    """A submission that does extra work outside the clock for the baseline too (so the two
+    loaded gaps match) still exceeds the gaps measured before its code was loaded."""
+    clean_gaps = [300_000, 320_000, 310_000]
+    base = _series([700] * 10, [1300] * 10)
+    sub = _series([70] * 10, [1300] * 10)
+    assert check_times(sub, base, [690_000], []) == ""
+    assert "longer than it reported" in check_times(sub, base, [690_000], clean_gaps)
+    honest = _series([650] * 10, [330] * 10)
+    assert check_times(honest, _series([700] * 10, [320] * 10), [690_000], clean_gaps) == ""
+
+
+def test_a_forged_observation_is_not_well_formed() -> None:
+    from sandbox.grader import well_formed
+
+    good_raise = {"kind": "raise", "type": "IndexError", "mro": ["IndexError", "Exception"],
+                  "message": "m", "traceback": "t"}
+    assert well_formed(good_raise)
+    assert well_formed({"kind": "return", "value": None, "inputs_modified": [], "grads": None})
+    for bad in (
+        {**good_raise, "mro": "xIndexErrorx"},
+        {**good_raise, "mro": {"IndexError": 1}},
+        {**good_raise, "mro": 5},
+        {**good_raise, "message": None},
+        {"kind": "return", "value": None, "inputs_modified": 5, "grads": None},
+        {"kind": "return", "inputs_modified": [], "grads": None},
+        {"kind": "value"},
+        ["kind", "raise"],
+    ):
+        assert not well_formed(bad), bad
+
+
+def test_a_hidden_test_names_only_pythons_own_exceptions() -> None:
+    """A class name the student makes up could carry a hidden test's inputs out."""
+    from sandbox.contracts import FeedbackPolicy, TestResult, Verdict
+    from sandbox.feedback import for_student
+
+    def shown(exception: str) -> str:
+        result = TestResult("h", False, Verdict.RE, "x", details={"exception": exception})
+        return for_student(result, FeedbackPolicy.CATEGORY).message
+
+    assert shown("ValueError") == "runtime error: ValueError"
+    assert "[3, 1, 4]" not in shown("ids_[3, 1, 4]")
+    assert shown("submission.IndexError") == "runtime error: an exception of your own"
+
+
+def test_an_exception_that_borrows_a_builtin_name_is_not_that_exception() -> None:
+    from sandbox import wire
+
+    class IndexError(Exception):  # noqa: A001
+        pass
+
+    class Renamed(Exception):
+        pass
+
+    Renamed.__name__ = "ValueError"
+    for cls, fake in ((IndexError, "IndexError"), (Renamed, "ValueError")):
+        obs = wire.exception_observation(cls("x"), None)
+        assert fake not in obs["mro"] and obs["type"] != fake, obs
+    real = wire.exception_observation(KeyError("x"), None)
+    assert real["type"] == "KeyError" and "LookupError" in real["mro"]

@@ -199,3 +199,58 @@ def test_cu_seqlens_are_offsets_of_non_empty_packed_sequences() -> None:
     assert bool((offsets[1:] > offsets[:-1]).all())
     with pytest.raises(ValueError):
         wire.build_inputs([{"cu_seqlens": [5, 3]}], 0)
+
+
+def test_a_digest_matches_the_fetched_frame_and_nothing_else() -> None:
+    key = "0f" * 16
+    values: list[object] = [
+        torch.randn(4, 8, 16),
+        torch.randn(3, 4).T,  # not contiguous
+        torch.ones(3).expand(4, 3),  # zero stride
+        (torch.arange(10)[::2], {"a": torch.tensor(1.5, dtype=torch.bfloat16), "b": [1, 2.0]}),
+        torch.zeros(0, 3),
+    ]
+    for value in values:
+        message, blob = framing.decode_frame(wire.frame({"ok": True}, value=value))
+        assert wire.digest_encoded(message["value"], blob, key) == wire.digest(value, key)
+    out = torch.zeros(2, 3)
+    before = wire.digest(out, key)
+    out[1, 2] = 1.0  # finished after the digest was taken
+    assert wire.digest(out, key) != before
+    assert wire.digest(out, "1f" * 16) != wire.digest(out, key)
+    with pytest.raises(wire.WireError):
+        wire.digest(out, "not hex")
+
+
+def test_the_late_argument_is_the_smallest_tensor_and_is_drawn_from_its_own_seed() -> None:
+    specs: list[object] = [
+        {"randint": [0, 100], "shape": [4, 8]},
+        {"randn": [100, 16]},
+        0,
+    ]
+    inputs = wire.build_inputs(specs, 7)
+    assert wire.late_index(specs, inputs) == 0
+    late = wire.late_input(specs, inputs, 99)
+    assert late[1] is inputs[1] and late[2] == 0
+    assert late[0].shape == inputs[0].shape and not torch.equal(late[0], inputs[0])
+    assert torch.equal(wire.late_input(specs, wire.build_inputs(specs, 7), 99)[0], late[0])
+    assert int(late[0].min()) >= 0 and int(late[0].max()) < 100
+    assert wire.late_index([1, 2.0], [1, 2.0]) is None
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        {"t": "dtype", "v": ["float32"]},
+        {"t": "dtype", "v": {"a": 1}},
+        {"t": "tensor", "dtype": ["float32"], "shape": [1], "offset": 0, "nbytes": 4, "cls": "x"},
+        {"t": "list", "v": [{"t": "int", "v": "1" * 5000}]},
+        {"t": "tensor", "dtype": "float32", "shape": [2**70, 0], "offset": 0, "nbytes": 0,
+         "cls": "torch.Tensor"},
+    ],
+)
+def test_a_hostile_tree_only_ever_raises_wire_error(tree: object) -> None:
+    try:
+        wire.decode(tree, b"\0" * 8, keep_class=True)
+    except wire.WireError:
+        pass
