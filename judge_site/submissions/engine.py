@@ -94,14 +94,17 @@ class ImageRoutingBackend(Backend):
         return self.default.reap(older_than_s)
 
 
-def backend_from_settings(gpu: bool = False, requires: Sequence[str] | None = None) -> Backend:
-    """The backend named by settings.JUDGE_BACKEND, built from the JUDGE_* settings.
+def backend_from_settings(
+    gpu: bool = False, requires: Sequence[str] | None = None, name: str | None = None
+) -> Backend:
+    """The backend named by ``name`` or else settings.JUDGE_BACKEND, built from the JUDGE_*
+    settings (the same refusal of "local" and the same image choice either way).
 
     ``gpu``: the caller will ask for a GPU (a docker backend then gets JUDGE_GPU_IDS).
     ``requires``: the problem's requirements, which choose a docker backend's image (see
     ``image_for``; SandboxImageError when none fits). ``None``: not for one problem: a docker
     backend then routes per package (``ImageRoutingBackend``, for the package check)."""
-    name = settings.JUDGE_BACKEND
+    name = name or settings.JUDGE_BACKEND
     if name == "local":
         if not settings.DEBUG and not getattr(settings, "JUDGE_ALLOW_LOCAL_BACKEND", False):
             raise ImproperlyConfigured(

@@ -9,22 +9,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from judge_site.submissions.engine import backend_from_settings
 from sandbox.check import CheckItem, check_package
 from sandbox.problem import PackageError, ProblemPackage, find_package, load_package
-
-
-def _backend(name: str | None) -> Any:
-    if name:
-        from sandbox.backends.base import get_backend
-
-        return get_backend(name)
-    try:
-        from judge_site.submissions.engine import backend_from_settings
-    except ImportError:  # the engine not there yet: the backend named in settings
-        from sandbox.backends.base import get_backend
-
-        return get_backend(settings.JUDGE_BACKEND)
-    return backend_from_settings()
 
 
 class Command(BaseCommand):
@@ -46,7 +33,7 @@ class Command(BaseCommand):
             packages = self._packages(problems_dir, options["problems"])
         except PackageError as exc:
             raise CommandError(str(exc)) from None
-        backend = _backend(options["backend"])
+        backend = backend_from_settings(name=options["backend"])
         extra: dict[str, Any] = {"bench": not options["no_bench"]}
         if options["seed"] is not None:
             extra["secret_seed"] = options["seed"]
@@ -69,7 +56,9 @@ class Command(BaseCommand):
             if not report.ok:
                 failed.append(package.folder_name)
         if failed:
-            self.stdout.write(self.style.ERROR(f"{len(failed)} of {len(packages)} failed: {', '.join(failed)}"))
+            self.stdout.write(
+                self.style.ERROR(f"{len(failed)} of {len(packages)} failed: {', '.join(failed)}")
+            )
             sys.stdout.flush()
             raise CommandError("problem check failed", returncode=1)
         checked = len(packages) - len(skipped)
@@ -79,5 +68,11 @@ class Command(BaseCommand):
     @staticmethod
     def _packages(problems_dir: Path, keys: list[str]) -> list[ProblemPackage]:
         if not keys:
-            return [load_package(p) for p in sorted(problems_dir.iterdir()) if (p / "problem.toml").is_file()]
-        return [load_package(k) if Path(k).is_dir() else find_package(problems_dir, k) for k in keys]
+            return [
+                load_package(p)
+                for p in sorted(problems_dir.iterdir())
+                if (p / "problem.toml").is_file()
+            ]
+        return [
+            load_package(k) if Path(k).is_dir() else find_package(problems_dir, k) for k in keys
+        ]
