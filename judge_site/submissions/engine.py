@@ -98,15 +98,17 @@ def backend_from_settings(
     gpu: bool = False, requires: Sequence[str] | None = None, name: str | None = None
 ) -> Backend:
     """The backend named by ``name`` or else settings.JUDGE_BACKEND, built from the JUDGE_*
-    settings (the same refusal of "local" and the same image choice either way).
+    settings. "local" from settings is refused when DEBUG is off (unless
+    JUDGE_ALLOW_LOCAL_BACKEND); a ``name`` given on a maintainer's command line is consent.
 
     ``gpu``: the caller will ask for a GPU (a docker backend then gets JUDGE_GPU_IDS).
     ``requires``: the problem's requirements, which choose a docker backend's image (see
     ``image_for``; SandboxImageError when none fits). ``None``: not for one problem: a docker
     backend then routes per package (``ImageRoutingBackend``, for the package check)."""
+    explicit = name is not None  # a maintainer's command-line choice is the explicit consent
     name = name or settings.JUDGE_BACKEND
     if name == "local":
-        if not settings.DEBUG and not getattr(settings, "JUDGE_ALLOW_LOCAL_BACKEND", False):
+        if not explicit and not settings.DEBUG and not getattr(settings, "JUDGE_ALLOW_LOCAL_BACKEND", False):
             raise ImproperlyConfigured(
                 "JUDGE_BACKEND=local is not a security boundary and is refused when DEBUG is off; "
                 "use docker, or set JUDGE_ALLOW_LOCAL_BACKEND=true knowingly"
