@@ -50,6 +50,26 @@ STARTUP_TIMEOUT_S = 120.0  # runner start-up: interpreter + torch import
 IMPORT_TIMEOUT_S = 20.0  # importing the student's file (it may import triton)
 SLACK_S = 0.5  # added to the per-test limit for the channel round trip
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"
+# The JSON part of a reply is parsed whole before any node is counted, and a Python object
+# per 2 or 3 bytes of JSON ('[],') is ~20 times its size: it is bounded before parsing
+# (tensor data travels in the blob, which is not parsed).
+MAX_REPLY_JSON = 16 * 1024 * 1024
+MAX_REPLY_CONTAINERS = 2 * wire.MAX_NODES
+
+
+def check_json_part(raw: bytes) -> str:
+    """'' when a frame's JSON part may be parsed, else why not (framing's layout: header,
+    JSON length, JSON, blob)."""
+    start = framing.HEADER.size + framing.JSON_LEN.size
+    if len(raw) < start:
+        return ""  # decode_frame reports the truncation
+    (json_len,) = framing.JSON_LEN.unpack_from(raw, framing.HEADER.size)
+    if json_len > MAX_REPLY_JSON:
+        return f"a reply of {json_len} bytes of structure (the limit is {MAX_REPLY_JSON})"
+    end = start + json_len
+    if raw.count(b"[", start, end) + raw.count(b"{", start, end) > MAX_REPLY_CONTAINERS:
+        return "a reply of too many values"
+    return ""
 
 
 @dataclass
@@ -89,6 +109,9 @@ class Session:
         except SandboxError:
             raise Fault(Verdict.RE, CHANNEL_MESSAGE) from None
         self.last_round_trip_ns = time.perf_counter_ns() - start
+        too_big = check_json_part(raw)
+        if too_big:
+            raise Fault(Verdict.OLE, f"your function returned too much data: {too_big}")
         try:
             reply, blob = framing.decode_frame(raw)
         except framing.FrameError:

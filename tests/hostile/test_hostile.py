@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import resource
 import socket
 import threading
 import time
@@ -97,8 +98,12 @@ EXPECT: dict[str, Expect] = {
     "deferred_work": one(Verdict.WA, mode=Mode.SUBMIT),
     "malformed_load_reply": one(Verdict.CE, Verdict.RE),
     "malformed_observation": one(Verdict.RE),
+    "late_hook": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
+    "json_bomb": one(Verdict.OLE, Verdict.RE),
     "spoofed_exception": one(Verdict.WA, mode=Mode.SUBMIT, says="IndexError"),
 }
+# What one judging may add to the worker's peak memory (its reference run, one capped frame).
+MAX_WORKER_GROWTH_MIB = 1024
 # A correct gather racing the baseline gather cannot honestly be this much faster.
 MAX_HONEST_SPEEDUP = 3.0
 # Holes found by this suite and not yet closed where they live: strict xfail, so the day the
@@ -223,6 +228,7 @@ def test_it_withstands(
     run_id = uuid.uuid4().hex
 
     threads = threading.active_count()
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.monotonic()
     result = judge(package, source, mode=expect.mode, backend=backend, labels={TEST_LABEL: run_id})
     elapsed = time.monotonic() - t0
@@ -238,6 +244,8 @@ def test_it_withstands(
     # The worker is healthy: no thread kept by the judging (file descriptors: see
     # tests/sandbox/test_docker_backend.py, where the HTTP pool's warm-up can be waited out).
     assert threading.active_count() <= threads, summary
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_kib) / 1024
+    assert grown_mib < MAX_WORKER_GROWTH_MIB, f"{summary}; the worker grew by {grown_mib:.0f} MiB"
     if expect.honest_benchmark and result.verdict == Verdict.AC:
         bench = result.benchmark
         assert bench is not None, summary

@@ -241,3 +241,17 @@ def test_an_exception_that_borrows_a_builtin_name_is_not_that_exception() -> Non
         assert fake not in obs["mro"] and obs["type"] != fake, obs
     real = wire.exception_observation(KeyError("x"), None)
     assert real["type"] == "KeyError" and "LookupError" in real["mro"]
+
+
+def test_a_reply_with_too_much_structure_is_refused_before_it_is_parsed() -> None:
+    import struct
+
+    from sandbox import framing
+    from sandbox.grader import MAX_REPLY_JSON, check_json_part
+
+    assert check_json_part(framing.encode_frame({"ok": True, "v": [[1], {"a": 2}]})) == ""
+    huge = b"TJF1" + struct.pack(">I", 4) + struct.pack(">I", MAX_REPLY_JSON + 1)
+    assert "bytes of structure" in check_json_part(huge)
+    body = b'{"v":[' + b"[]," * 2_100_000 + b"[]]}"
+    lists = framing.HEADER.pack(framing.MAGIC, 4 + len(body)) + struct.pack(">I", len(body)) + body
+    assert "too many values" in check_json_part(lists)
