@@ -389,7 +389,7 @@ class _Judging:
             return self.result(Verdict.CE, f"your file must define: {missing}")
         raw_error = reply.get("error")
         error: dict[str, Any] = (
-            raw_error if isinstance(raw_error, dict) and well_formed(raw_error) else {}
+            clamped(raw_error) if isinstance(raw_error, dict) and well_formed(raw_error) else {}
         )
         self.skip_rest(0, "skipped: compilation error")
         if is_memory_error(error):
@@ -423,6 +423,7 @@ class _Judging:
         got = session.value(reply, blob, "obs")
         if not well_formed(got):
             raise Fault(Verdict.RE, CHANNEL_MESSAGE)
+        got = clamped(got)
         try:
             outcome = compare(expected, got, case, self.package.tolerances)
         except (ValueError, TypeError, KeyError) as exc:
@@ -462,6 +463,23 @@ def well_formed(obs: Any) -> bool:
             and (grads is None or type(grads) is list)
         )
     return False
+
+
+TEXT_LIMITS = {"type": 200, "message": 2000, "traceback": 4000}
+
+
+def clamped(obs: dict[str, Any]) -> dict[str, Any]:
+    """A well-formed observation with its texts cut to what the runner would send: messages
+    built from them are stored and shown, and a forged one may hold megabytes."""
+    out = dict(obs)
+    for key, limit in TEXT_LIMITS.items():
+        if key in out:
+            out[key] = out[key][:limit]
+    if "mro" in out:
+        out["mro"] = [name[:200] for name in out["mro"][:64]]
+    if "inputs_modified" in out:
+        out["inputs_modified"] = [path[:200] for path in out["inputs_modified"][:64]]
+    return out
 
 
 def _hello(session: Session) -> tuple[dict[str, Any], bytes]:

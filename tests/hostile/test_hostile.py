@@ -47,6 +47,7 @@ class Expect:
     mode: Mode = Mode.RUN
     says: str = ""  # a substring the first non-AC test's message (or the judging's) must hold
     honest_benchmark: bool = False  # if AC: a benchmark that is unverified or shows no gain
+    hides: str = ""  # a substring that must appear nowhere in the result
 
 
 def one(*verdicts: Verdict, **kw: Any) -> Expect:
@@ -99,6 +100,7 @@ EXPECT: dict[str, Expect] = {
     "malformed_load_reply": one(Verdict.CE, Verdict.RE),
     "malformed_observation": one(Verdict.RE),
     "late_hook": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
+    "exfiltrate_hidden": one(Verdict.RE, mode=Mode.SUBMIT, hides="LEAK_"),
     "json_bomb": one(Verdict.OLE, Verdict.RE),
     "spoofed_exception": one(Verdict.WA, mode=Mode.SUBMIT, says="IndexError"),
 }
@@ -257,6 +259,8 @@ def test_it_withstands(
     assert not left, f"{summary}; containers left behind"
     assert not host_processes_with(marker), f"{summary}; a process of the sandbox survived"
     assert listener.connections == 0 and listener.received == b"", summary
+    if expect.hides:
+        assert expect.hides not in str(result.to_json()), summary
     for value in CANARIES.values():
         assert value not in str(result.to_json()), summary
     assert docker_client.ping()

@@ -255,3 +255,15 @@ def test_a_reply_with_too_much_structure_is_refused_before_it_is_parsed() -> Non
     body = b'{"v":[' + b"[]," * 2_100_000 + b"[]]}"
     lists = framing.HEADER.pack(framing.MAGIC, 4 + len(body)) + struct.pack(">I", len(body)) + body
     assert "too many values" in check_json_part(lists)
+
+
+def test_a_forged_observation_is_cut_to_the_runners_sizes() -> None:
+    from sandbox.grader import clamped
+
+    obs = {"kind": "raise", "type": "E" * 10**6, "mro": ["E" * 10**6] * 1000,
+           "message": "m" * 10**7, "traceback": "t" * 10**7}
+    cut = clamped(obs)
+    assert len(cut["type"]) == 200 and len(cut["message"]) == 2000
+    assert len(cut["traceback"]) == 4000 and len(cut["mro"]) == 64 and len(cut["mro"][0]) == 200
+    ret = clamped({"kind": "return", "value": 1, "inputs_modified": ["p" * 999] * 99, "grads": None})
+    assert len(ret["inputs_modified"]) == 64 and len(ret["inputs_modified"][0]) == 200
