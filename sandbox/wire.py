@@ -7,7 +7,8 @@ Encoding: a value pytree becomes a JSON tree of tagged nodes plus one blob of ra
 holds every tensor's data; a tensor node carries ``{dtype, shape, offset, nbytes, cls}``. Tuples
 and lists stay distinct; dict keys must be strings; floats travel as ``repr`` strings so NaN and
 infinities survive exactly. Nothing is pickled. ``decode`` treats its input as hostile: every
-descriptor is checked against the blob, the dtype against an allow-list, the depth is capped.
+descriptor is checked against the blob (tensors in order and apart, so nothing decodes
+larger than the blob), the dtype against an allow-list, the depth is capped.
 
 ``execute_call`` is used by the runner (student code) and by the grader (reference code), so
 both sides observe a call with the same semantics.
@@ -199,6 +200,7 @@ class _Decoder:
         self.blob = blob
         self.device = device
         self.nodes = 0
+        self.cursor = 0  # tensors lie in the blob in the order of the tree, never overlapping
 
     def tensor(self, node: dict[str, Any]) -> WireTensor:
         dtype = DTYPES.get(node.get("dtype"))  # type: ignore[arg-type]
@@ -214,8 +216,11 @@ class _Decoder:
             raise WireError("bad tensor descriptor")
         numel = math.prod(shape)
         itemsize = torch.empty((), dtype=dtype).element_size()
-        if numel * itemsize != nbytes or offset < 0 or offset + nbytes > len(self.blob):
+        if numel * itemsize != nbytes or offset + nbytes > len(self.blob):
             raise WireError("tensor descriptor does not match the data")
+        if offset < self.cursor:  # overlapping regions would decode a blob many times over
+            raise WireError("tensor data out of place")
+        self.cursor = offset + nbytes
         if numel:
             raw = bytearray(self.blob[offset : offset + nbytes])
             tensor = torch.frombuffer(raw, dtype=torch.uint8).view(dtype).reshape(shape)

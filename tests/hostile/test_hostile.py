@@ -48,6 +48,7 @@ class Expect:
     says: str = ""  # a substring the first non-AC test's message (or the judging's) must hold
     honest_benchmark: bool = False  # if AC: a benchmark that is unverified or shows no gain
     hides: str = ""  # a substring that must appear nowhere in the result
+    max_speedup: float = 0.0  # if set and AC: no verified speedup above this
 
 
 def one(*verdicts: Verdict, **kw: Any) -> Expect:
@@ -101,6 +102,8 @@ EXPECT: dict[str, Expect] = {
     "malformed_observation": one(Verdict.RE),
     "late_hook": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
     "exfiltrate_hidden": one(Verdict.RE, mode=Mode.SUBMIT, hides="LEAK_"),
+    "slow_baseline": one(Verdict.AC, mode=Mode.SUBMIT, max_speedup=1.25),
+    "overlapping_tensors": one(Verdict.RE),
     "json_bomb": one(Verdict.OLE, Verdict.RE),
     "spoofed_exception": one(Verdict.WA, mode=Mode.SUBMIT, says="IndexError"),
 }
@@ -259,6 +262,10 @@ def test_it_withstands(
     assert not left, f"{summary}; containers left behind"
     assert not host_processes_with(marker), f"{summary}; a process of the sandbox survived"
     assert listener.connections == 0 and listener.received == b"", summary
+    if expect.max_speedup and result.verdict == Verdict.AC:
+        bench = result.benchmark
+        assert bench is not None, summary
+        assert not bench.verified or bench.speedup < expect.max_speedup, f"{summary}; {bench}"
     if expect.hides:
         assert expect.hides not in str(result.to_json()), summary
     for value in CANARIES.values():

@@ -254,3 +254,15 @@ def test_a_hostile_tree_only_ever_raises_wire_error(tree: object) -> None:
         wire.decode(tree, b"\0" * 8, keep_class=True)
     except wire.WireError:
         pass
+
+
+def test_tensors_may_not_share_blob_bytes() -> None:
+    """One region claimed by many nodes would decode to many times the frame's size."""
+    node = {"t": "tensor", "cls": "torch.Tensor", "dtype": "uint8", "shape": [8], "offset": 0,
+            "nbytes": 8}
+    with pytest.raises(wire.WireError):
+        wire.decode({"t": "list", "v": [node, node]}, bytes(8))
+    second = {**node, "offset": 8}
+    assert len(wire.decode({"t": "list", "v": [node, second]}, bytes(16))) == 2
+    tree, blob = wire.encode([torch.ones(3), {"a": torch.zeros(2, 2)}, (torch.arange(4),)])
+    assert len(wire.decode(tree, blob)) == 3
