@@ -15,7 +15,9 @@ reports each time; the grader does not trust it:
   loaded (compared at their minimum, since noise only adds): a patched or rewound clock, or
   work hidden in the time request around the clock, shows up there;
 * one small argument of each timed call is drawn only by the time request itself (a seed
-  sent with it), so nothing can be computed ahead while the inputs are prepared; and the
+  sent with it), so nothing can be computed ahead while the inputs are prepared (work that
+  does not depend on it would lengthen the input build, whose round trip is bounded by the
+  clean baseline's and the baseline's like the gaps); and the
   time reply carries a digest of the output keyed by a secret sent with that request, which
   the fetched output must match: an output finished by a thread after the call returned
   does not;
@@ -60,6 +62,7 @@ BASELINE_SLOWDOWN = 1.5  # the baseline may not run this much slower once studen
 class Series:
     times_ns: list[int] = field(default_factory=list)
     round_trips_ns: list[int] = field(default_factory=list)
+    prepares_ns: list[int] = field(default_factory=list)  # round trips of the input builds
 
     @property
     def gaps_ns(self) -> list[int]:
@@ -92,7 +95,11 @@ def spread(values: list[float]) -> float:
 
 
 def check_times(
-    sub: Series, base: Series, clean_baseline_ns: list[int], clean_gaps_ns: list[int] | None = None
+    sub: Series,
+    base: Series,
+    clean_baseline_ns: list[int],
+    clean_gaps_ns: list[int] | None = None,
+    clean_prepares_ns: list[int] | None = None,
 ) -> str:
     """'' when the reported times agree with the grader's clock, else why they don't.
 
@@ -119,6 +126,14 @@ def check_times(
             f"each call of the submission took at least {excess / 1e6:.3f} ms longer than "
             "it reported, beyond the channel's own cost"
         )
+    prepares = base.prepares_ns + (clean_prepares_ns or [])
+    if sub.prepares_ns and prepares:
+        excess = min(sub.prepares_ns) - min(prepares)
+        if excess > GAP_FLOOR_NS + GAP_REL * min(prepares):
+            return (
+                f"building the inputs of each timed call of the submission took at least "
+                f"{excess / 1e6:.3f} ms longer than the baseline's: work was done ahead"
+            )
     if clean_baseline_ns:
         clean = min(clean_baseline_ns)
         loaded = min(base.times_ns)
@@ -181,6 +196,7 @@ class Timed:
     reported_ns: int
     round_trip_ns: int
     digest: str
+    prepare_ns: int = 0  # round trip of the input build
 
 
 def _time_one(
@@ -199,6 +215,7 @@ def _time_one(
     seed, late_seed, key = rng.getrandbits(62), rng.getrandbits(62), secrets.token_hex(16)
     prepare = {"op": "prepare", "which": which, "specs": shape.args, "seed": seed, "device": device}
     session.request(prepare, timeout_s, what)
+    prepare_ns = session.last_round_trip_ns
     message: dict[str, Any] = {"op": "time", "which": which, "late_seed": late_seed, "key": key}
     if which == "baseline":
         message["baseline"] = baseline
@@ -216,6 +233,7 @@ def _time_one(
         reported,
         session.last_round_trip_ns,
         digest if isinstance(digest, str) else "",
+        prepare_ns,
     )
 
 
@@ -238,6 +256,7 @@ def clean_baselines(
             if i >= 2:
                 series.times_ns.append(timed.reported_ns)
                 series.round_trips_ns.append(timed.round_trip_ns)
+                series.prepares_ns.append(timed.prepare_ns)
         out[shape.name] = series
     return out
 
@@ -274,6 +293,7 @@ def bench_shape(
                 series = sub if which == "submission" else base
                 series.times_ns.append(timed.reported_ns)
                 series.round_trips_ns.append(timed.round_trip_ns)
+                series.prepares_ns.append(timed.prepare_ns)
         rounds += 1
         measured = rounds - WARMUP_ROUNDS
         if measured >= MIN_ROUNDS and (
@@ -287,7 +307,8 @@ def bench_shape(
             break
     clean = clean_baseline.times_ns if clean_baseline else []
     clean_gaps = clean_baseline.gaps_ns if clean_baseline else []
-    problem = check_times(sub, base, clean, clean_gaps)
+    clean_prepares = clean_baseline.prepares_ns if clean_baseline else []
+    problem = check_times(sub, base, clean, clean_gaps, clean_prepares)
     if problem:
         # Only the grader's clock and the baseline timed before the student's code was loaded
         # are trusted now: the submission's time is its round trip less the channel's cost

@@ -102,6 +102,7 @@ EXPECT: dict[str, Expect] = {
     "malformed_observation": one(Verdict.RE),
     "late_hook": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
     "exfiltrate_hidden": one(Verdict.RE, mode=Mode.SUBMIT, hides="LEAK_"),
+    "precompute_mask_free": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
     "slow_baseline": one(Verdict.AC, mode=Mode.SUBMIT, max_speedup=1.25),
     "overlapping_tensors": one(Verdict.RE),
     "json_bomb": one(Verdict.OLE, Verdict.RE),
@@ -114,7 +115,10 @@ MAX_HONEST_SPEEDUP = 3.0
 # Holes found by this suite and not yet closed where they live: strict xfail, so the day the
 # fix lands this turns into a failure that asks for the mark to be removed.
 # (fake_clock was one until sandbox/bench.py checked the minimum gap, commit 4667ad0.)
-KNOWN_HOLES: dict[str, str] = {}
+KNOWN_HOLES: dict[str, str] = {
+    "precompute_mask_free": "work that does not depend on the late-drawn argument can be done "
+    "while the inputs are prepared, below the input build's tolerance",
+}
 
 
 def _params() -> list[Any]:

@@ -267,3 +267,13 @@ def test_a_forged_observation_is_cut_to_the_runners_sizes() -> None:
     assert len(cut["traceback"]) == 4000 and len(cut["mro"]) == 64 and len(cut["mro"][0]) == 200
     ret = clamped({"kind": "return", "value": 1, "inputs_modified": ["p" * 999] * 99, "grads": None})
     assert len(ret["inputs_modified"]) == 64 and len(ret["inputs_modified"][0]) == 200
+
+
+def test_work_done_while_the_inputs_are_built_is_caught_by_their_round_trips() -> None:
+    base = _series([700] * 10, [300] * 10)
+    base.prepares_ns = [5_000_000] * 10
+    sub = _series([70] * 10, [300] * 10)
+    sub.prepares_ns = [9_000_000] * 10
+    assert "work was done ahead" in check_times(sub, base, [690_000], [], [5_000_000])
+    sub.prepares_ns = [5_100_000] * 10
+    assert check_times(sub, base, [690_000], [], [5_000_000]) == ""
