@@ -453,10 +453,16 @@ def build_inputs(specs: list[Any], seed: int, device: str = "cpu") -> list[Any]:
 
 
 def late_index(specs: list[Any], inputs: list[Any]) -> int | None:
-    """The positional argument drawn only when a timed call starts: the smallest top-level
-    tensor built from an input kind. Until then the submission cannot know its result, so it
-    cannot compute it ahead, while the argument is ready prepared (on the untimed side)."""
+    """The positional argument drawn only when a timed call starts: the one whose spec says
+    ``"late": true``, else the smallest top-level tensor built from an input kind. Until then
+    the submission cannot know its result, so it cannot compute it ahead, while the argument
+    is ready prepared (on the untimed side). An author marks the argument the result depends
+    on most when the smallest one may not matter (a left-padded mask: the last token is T-1)."""
     best: tuple[int, int] | None = None
+    for i, (spec, value) in enumerate(zip(specs, inputs, strict=True)):
+        kinds = [k for k in spec if k in INPUT_KINDS] if isinstance(spec, dict) else []
+        if len(kinds) == 1 and isinstance(value, torch.Tensor) and spec.get("late") is True:
+            return i
     for i, (spec, value) in enumerate(zip(specs, inputs, strict=True)):
         kinds = [k for k in spec if k in INPUT_KINDS] if isinstance(spec, dict) else []
         if len(kinds) == 1 and isinstance(value, torch.Tensor):

@@ -115,10 +115,8 @@ MAX_HONEST_SPEEDUP = 3.0
 # Holes found by this suite and not yet closed where they live: strict xfail, so the day the
 # fix lands this turns into a failure that asks for the mark to be removed.
 # (fake_clock was one until sandbox/bench.py checked the minimum gap, commit 4667ad0.)
-KNOWN_HOLES: dict[str, str] = {
-    "precompute_mask_free": "work that does not depend on the late-drawn argument can be done "
-    "while the inputs are prepared, below the input build's tolerance",
-}
+# (precompute_mask_free was one until a benchmark spec could name its late-drawn argument.)
+KNOWN_HOLES: dict[str, str] = {}
 
 
 def _params() -> list[Any]:

@@ -238,6 +238,17 @@ def test_the_late_argument_is_the_smallest_tensor_and_is_drawn_from_its_own_seed
     assert wire.late_index([1, 2.0], [1, 2.0]) is None
 
 
+def test_a_spec_marked_late_is_drawn_late_even_when_it_is_not_the_smallest() -> None:
+    specs: list[object] = [
+        {"randint": [0, 100], "shape": [4, 8]},
+        {"randn": [100, 16], "late": True},
+    ]
+    inputs = wire.build_inputs(specs, 7)
+    assert wire.late_index(specs, inputs) == 1
+    late = wire.late_input(specs, inputs, 99)
+    assert late[0] is inputs[0] and not torch.equal(late[1], inputs[1])
+
+
 @pytest.mark.parametrize(
     "tree",
     [

@@ -1,10 +1,10 @@
 """Correct answers, but the work of the benchmark's last_token_logits shape is done while its
 inputs are prepared: that shape's mask is left-padded, so every row's last real token is at
-T - 1 and the result does not depend on the mask (the argument drawn late, being the
-smallest). The input builder is wrapped to compute hidden[:, -1] @ weight.T there.
-Expected: AC with an honest benchmark. KNOWN HOLE: the precomputation (~1 ms) hides within
-the tolerance of the input build's round trip (~15-20 ms); a package should be able to name
-the argument to draw late."""
+T - 1 and the result does not depend on the mask (the smallest argument, which would be the
+one drawn late by default). The input builder is wrapped to compute hidden[:, -1] @ weight.T
+there. Expected: AC with an honest benchmark. Problem 48 marks `hidden` as the argument drawn
+late (`late = true`), so the precomputed product is for the wrong hidden states and the timed
+call must do the work. (It was a known hole before that marker existed.)"""
 
 
 import torch
