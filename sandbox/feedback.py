@@ -32,21 +32,30 @@ def _num(value: Any) -> str:
     return str(value)
 
 
+def worst_element_line(details: dict[str, Any]) -> str | None:
+    """"worst element at index [i, j]: expected x, got y (abs error a, rel error r)", or None
+    when the details name no worst element. The site renders stored details with it too."""
+    if details.get("index") is None or "expected" not in details:
+        return None
+    line = (
+        f"worst element at index {details['index']}: expected {_num(details['expected'])}, "
+        f"got {_num(details.get('got'))}"
+    )
+    if details.get("abs_error") is not None:
+        line += f" (abs error {_num(details['abs_error'])}"
+        if details.get("rel_error") is not None:
+            line += f", rel error {_num(details['rel_error'])}"
+        line += ")"
+    return line
+
+
 def explain(message: str, details: dict[str, Any]) -> str:
     """The full message of a test: the comparison's message plus the worst element or the
     traceback, as a student reads it."""
     lines = [message] if message else []
-    if "index" in details and "expected" in details:
-        line = (
-            f"worst element at index {details['index']}: expected {_num(details['expected'])}, "
-            f"got {_num(details['got'])}"
-        )
-        if details.get("abs_error") is not None:
-            line += f" (abs error {_num(details['abs_error'])}"
-            if details.get("rel_error") is not None:
-                line += f", rel error {_num(details['rel_error'])}"
-            line += ")"
-        lines.append(line)
+    worst = worst_element_line(details)
+    if worst is not None:
+        lines.append(worst)
         if "atol" in details:
             lines.append(f"tolerance: atol={details['atol']:g}, rtol={details['rtol']:g}")
     if details.get("traceback"):

@@ -18,6 +18,8 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 from pygments.formatters import HtmlFormatter
 
+from sandbox.feedback import worst_element_line
+
 register = template.Library()
 
 # Fenced code blocks, inline code spans, then display and inline math, in one scan.
@@ -97,12 +99,6 @@ def get_item(mapping: Any, key: str) -> Any:
 
 
 @register.filter
-def sig(value: Any) -> str:
-    """A number with 6 significant digits (errors can be 1e-7 or 1e3)."""
-    return f"{value:.6g}" if isinstance(value, int | float) else str(value)
-
-
-@register.filter
 def feedback_lines(test: Any) -> list[dict[str, str]]:
     """The feedback of one test as lines (the engine's message first, then whatever of the
     worst element, the counts and the traceback the message does not already say)."""
@@ -116,21 +112,9 @@ def feedback_lines(test: Any) -> list[dict[str, str]]:
         {"text": line, "cls": "worst" if line.startswith("worst element") else ""}
         for line in message.splitlines()
     ]
-    if (
-        "worst element" not in message
-        and details.get("index") is not None
-        and "expected" in details
-    ):
-        text = (
-            f"worst element at index {details['index']}: expected {sig(details['expected'])}, "
-            f"got {sig(details.get('got'))}"
-        )
-        if details.get("abs_error") is not None:
-            text += f" (abs error {sig(details['abs_error'])}"
-            if details.get("rel_error") is not None:
-                text += f", rel error {sig(details['rel_error'])}"
-            text += ")"
-        lines.append({"text": text, "cls": "worst"})
+    worst = worst_element_line(details)
+    if worst is not None and "worst element" not in message:
+        lines.append({"text": worst, "cls": "worst"})
     if "elements differ" not in message and details.get("mismatched") is not None:
         lines.append(
             {
