@@ -35,14 +35,12 @@ CHROMIUM_ARGS = [
 IN_CI = os.environ.get("CI", "").lower() == "true"
 PROBLEM_48 = ROOT / "problems" / "048-embedding-tied-head-padding"
 
-
-
-@pytest.fixture(autouse=True)
-def _orm_beside_playwright(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Playwright's sync API keeps an event loop in this thread; the ORM calls of the test
-    body (fixtures, assertions on rows) are still plain synchronous calls. Set only for the
-    browser tests, so the rest of the suite keeps Django's async-safety check."""
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# Playwright's sync API keeps an event loop running in this thread for as long as the
+# session-scoped browser lives (to the end of the session), and every later test's ORM calls
+# (and pytest-django's own teardown) are plain synchronous calls in that same thread, so this
+# must hold for the whole session, not just the browser tests (a per-test setting broke the
+# teardown of every database test that ran after them).
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 def _need(condition: bool, why: str) -> None:
