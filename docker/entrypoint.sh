@@ -2,6 +2,7 @@
 # Entrypoint of the web and worker containers.
 #   web     wait for Postgres/Redis, migrate, ensure the admin, sync the problem catalog, gunicorn
 #   worker  wait for Postgres/Redis, then a Celery worker on $WORKER_QUEUES (default: cpu)
+#   beat    wait for Postgres/Redis, then Celery beat (periodic tasks: the stuck-judging reaper)
 #   other   run it as a command (e.g. "python manage.py shell")
 # A wrong DATABASE_URL/REDIS_URL or a bad setting ends here with one line naming the variable.
 set -eu
@@ -29,6 +30,11 @@ worker)
         --queues "${WORKER_QUEUES:-cpu}" \
         --concurrency "${WORKER_CONCURRENCY:-2}" \
         --hostname "${WORKER_NAME:-worker}@%h" \
+        --loglevel "${LOG_LEVEL:-INFO}"
+    ;;
+beat)
+    wait_for_services
+    exec celery -A judge_site beat --schedule /tmp/celerybeat-schedule \
         --loglevel "${LOG_LEVEL:-INFO}"
     ;;
 *)

@@ -56,7 +56,7 @@ def config_json(*files: str) -> dict:
 @pytest.mark.parametrize("files", [["-f", "docker-compose.yml"], FILES], ids=["online", "offline"])
 def test_the_compose_files_are_valid_and_narrow(files: list[str]) -> None:
     services = config_json(*files)["services"]
-    assert set(services) == {"web", "worker", "gpu-worker", "redis", "postgres"}
+    assert set(services) == {"web", "worker", "beat", "gpu-worker", "redis", "postgres"}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no health check"
         published = service.get("ports", [])
