@@ -102,7 +102,10 @@ EXPECT: dict[str, Expect] = {
     "malformed_observation": one(Verdict.RE),
     "late_hook": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
     "exfiltrate_hidden": one(Verdict.RE, mode=Mode.SUBMIT, hides="LEAK_"),
-    "precompute_mask_free": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
+    # The product is kept by the identity of the early hidden states, which the late draw
+    # replaces: unused (AC), or, when the new tensor reuses the freed one's address, returned
+    # for the wrong inputs and caught by the re-verification of the timed output (WA).
+    "precompute_mask_free": one(Verdict.AC, Verdict.WA, mode=Mode.SUBMIT, honest_benchmark=True),
     "slow_baseline": one(Verdict.AC, mode=Mode.SUBMIT, max_speedup=1.25),
     "overlapping_tensors": one(Verdict.RE),
     "json_bomb": one(Verdict.OLE, Verdict.RE),

@@ -2,9 +2,11 @@
 inputs are prepared: that shape's mask is left-padded, so every row's last real token is at
 T - 1 and the result does not depend on the mask (the smallest argument, which would be the
 one drawn late by default). The input builder is wrapped to compute hidden[:, -1] @ weight.T
-there. Expected: AC with an honest benchmark. Problem 48 marks `hidden` as the argument drawn
+there. Expected: AC with an honest benchmark, or WA. Problem 48 marks `hidden` as the argument drawn
 late (`late = true`), so the precomputed product is for the wrong hidden states and the timed
-call must do the work. (It was a known hole before that marker existed.)"""
+call must do the work: the kept product goes unused (AC), or is returned for new hidden states
+that reuse the freed tensor's address and the re-verification of the timed output calls it
+WA. (It was a known hole before that marker existed.)"""
 
 
 import torch
