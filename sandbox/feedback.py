@@ -81,7 +81,9 @@ def category(verdict: Verdict, wrong_kind: WrongKind | None, details: dict[str, 
 
 
 def for_student(result: TestResult, policy: FeedbackPolicy) -> TestResult:
-    """``result`` as the student may see it. Public tests (and the FULL policy) pass unchanged."""
+    """``result`` as the student may see it. Public tests (and the FULL policy) pass unchanged.
+    A hidden test keeps no time either: code that sleeps in proportion to an input value would
+    read the hidden inputs out of it, many bits per test."""
     if result.public or policy == FeedbackPolicy.FULL or result.verdict == Verdict.SK:
         return result
     if policy == FeedbackPolicy.CATEGORY:
@@ -92,14 +94,12 @@ def for_student(result: TestResult, policy: FeedbackPolicy) -> TestResult:
             verdict=result.verdict,
             message=message,
             wrong_kind=result.wrong_kind,
-            time_ms=result.time_ms,
         )
     return TestResult(
         name=result.name,
         public=False,
         verdict=result.verdict,
         message=VERDICT_WORDS.get(result.verdict, ""),
-        time_ms=result.time_ms,
     )
 
 

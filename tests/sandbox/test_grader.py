@@ -226,6 +226,19 @@ def test_a_hidden_test_names_only_pythons_own_exceptions() -> None:
     assert shown("submission.IndexError") == "runtime error: an exception of your own"
 
 
+def test_a_hidden_test_shows_no_time_unless_the_policy_shows_everything() -> None:
+    """A time is a channel: sleeping input[0] milliseconds would read a hidden input out."""
+    from sandbox.contracts import FeedbackPolicy, TestResult, Verdict
+    from sandbox.feedback import for_student
+
+    hidden = TestResult("h", False, Verdict.WA, "x", time_ms=417.0)
+    assert for_student(hidden, FeedbackPolicy.CATEGORY).time_ms is None
+    assert for_student(hidden, FeedbackPolicy.VERDICT).time_ms is None
+    assert for_student(hidden, FeedbackPolicy.FULL).time_ms == 417.0
+    public = TestResult("p", True, Verdict.WA, "x", time_ms=3.0)
+    assert for_student(public, FeedbackPolicy.VERDICT).time_ms == 3.0
+
+
 def test_an_exception_that_borrows_a_builtin_name_is_not_that_exception() -> None:
     from sandbox import wire
 
@@ -277,3 +290,34 @@ def test_work_done_while_the_inputs_are_built_is_caught_by_their_round_trips() -
     assert "work was done ahead" in check_times(sub, base, [690_000], [], [5_000_000])
     sub.prepares_ns = [5_100_000] * 10
     assert check_times(sub, base, [690_000], [], [5_000_000]) == ""
+
+
+def test_slower_input_building_is_charged_to_a_slow_submission_not_rejected() -> None:
+    """On a busy machine honest code that runs long can find its inputs built a little slower
+    (seen: 0.3 ms more for a 3 ms Python loop): charged to its time, not called cheating."""
+    from sandbox.bench import prepare_excess_ns
+
+    base = _series([30] * 10, [300] * 10)
+    base.prepares_ns = [100_000] * 10
+    slow = _series([3_200] * 10, [300] * 10)
+    slow.prepares_ns = [435_000] * 10
+    assert check_times(slow, base, [30_000], [], [100_000]) == ""
+    assert prepare_excess_ns(slow, base, [100_000]) == 335_000
+    slow.prepares_ns = [120_000] * 10  # within the jitter: no charge
+    assert prepare_excess_ns(slow, base, [100_000]) == 0
+    fast = _series([30] * 10, [300] * 10)
+    fast.prepares_ns = [3_300_000] * 10  # the work moved out of the clock
+    assert "work was done ahead" in check_times(fast, base, [30_000], [], [100_000])
+
+
+def test_a_longer_gap_is_charged_to_a_slow_submission_and_rejected_for_a_fast_one() -> None:
+    """Preempted at the end of a long call on a busy machine (seen: 0.22 ms after a 2.8 ms
+    call), honest code finds its gap longer; a rewound clock hides most of the call there."""
+    from sandbox.bench import gap_excess_ns
+
+    base = _series([30] * 10, [300] * 10)
+    slow = _series([2_800] * 10, [520] * 10)
+    assert check_times(slow, base, [30_000]) == ""
+    assert gap_excess_ns(slow, base) == 220_000
+    rewound = _series([30] * 10, [3_000] * 10)
+    assert "longer than it reported" in check_times(rewound, base, [30_000])
