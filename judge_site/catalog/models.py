@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -44,3 +45,23 @@ class Problem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.number}. {self.title}"
+
+
+class Draft(models.Model):
+    """The code a user last had in a problem's editor, kept on the server so that it follows
+    them to another browser or machine. One per user and problem; Reset deletes it."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts"
+    )
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="drafts")
+    code = models.TextField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "problem"], name="one_draft_per_user_problem")
+        ]
+
+    def __str__(self) -> str:
+        return f"draft of {self.user_id} for problem {self.problem_id}"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Q, QuerySet
 
-from judge_site.catalog.models import Difficulty, Problem
+from judge_site.catalog.models import Difficulty, Draft, Problem
 from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
 
 STATUS_FILTERS = ("solved", "tried", "todo")
@@ -93,3 +93,14 @@ def problem_list(
             continue
         rows.append(row)
     return rows
+
+
+def draft_code(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> str | None:
+    """The user's draft of ``problem``, or None (anonymous users keep none)."""
+    if not user.is_authenticated:
+        return None
+    return (
+        Draft.objects.filter(user_id=user.pk, problem=problem)
+        .values_list("code", flat=True)
+        .first()
+    )

@@ -15,9 +15,10 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
+from django.conf import settings
 from django.db import transaction
 
-from judge_site.catalog.models import Problem
+from judge_site.catalog.models import Draft, Problem
 from sandbox.check import public_cases_static
 from sandbox.problem import PackageError, ProblemPackage, load_package
 
@@ -201,3 +202,36 @@ def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return load_package(final)
+
+
+# ---------------------------------------------------------------- drafts
+
+
+class DraftError(Exception):
+    """A draft that cannot be kept; the message says why and what to do."""
+
+
+def draft_save(user: Any, problem: Problem, code: str) -> Draft | None:
+    """Keep ``code`` as the user's draft of ``problem`` (under the submission size cap); the
+    starter code itself, or nothing, deletes the draft instead. Returns the draft kept."""
+    if not isinstance(code, str):
+        raise DraftError("code: a draft is text")
+    code = code.replace("\r\n", "\n")  # a browser's form encoding sends CRLF line ends
+    try:
+        size = len(code.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise DraftError("code: the draft is not valid Unicode text") from None
+    cap = settings.JUDGE_MAX_CODE_BYTES
+    if size > cap:
+        raise DraftError(f"code: the draft is {size} bytes; the limit is {cap} bytes")
+    if "\x00" in code:
+        raise DraftError("code: the draft contains a NUL character")
+    if not code.strip() or code == problem.starter_code:
+        draft_delete(user, problem)
+        return None
+    draft, _ = Draft.objects.update_or_create(user=user, problem=problem, defaults={"code": code})
+    return draft
+
+
+def draft_delete(user: Any, problem: Problem) -> None:
+    Draft.objects.filter(user=user, problem=problem).delete()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
-from judge_site.catalog import selectors
+from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
 from judge_site.submissions.models import Status, Submission
 
@@ -60,10 +60,25 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             "limits": limits,
             "functions": (problem.manifest or {}).get("functions", []),
             "resume": resume,
-            "draft_key": (
-                f"judge-draft:{request.user.get_username()}:{problem.number}"
-                if request.user.is_authenticated
-                else ""
-            ),
+            "code": selectors.draft_code(request.user, problem) or problem.starter_code,
         },
     )
+
+
+@require_POST
+def problem_draft(request: HttpRequest, number: int) -> HttpResponse:
+    """Keep the editor's code as the user's draft (the page saves it as they type); ``reset``
+    deletes it. JSON answers: 204 when kept, 4xx with a message saying what to do."""
+    if not request.user.is_authenticated:
+        return JsonResponse({"error": "log in to keep a draft"}, status=401)
+    problem = selectors.problem_get(request.user, number)
+    if problem is None:
+        return JsonResponse({"error": "problem: no such problem"}, status=404)
+    if request.POST.get("reset"):
+        services.draft_delete(request.user, problem)
+        return HttpResponse(status=204)
+    try:
+        services.draft_save(request.user, problem, request.POST.get("code", ""))
+    except services.DraftError as exc:
+        return JsonResponse({"error": str(exc)}, status=400)
+    return HttpResponse(status=204)

@@ -73,19 +73,31 @@ def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_work
     assert page.locator("#statement .katex-display").count() >= 1
     assert "def embed" in editor_code(page)
 
-    # Type into the editor; the draft survives a reload.
+    # Type into the editor; the draft is saved on the server and survives a reload.
     page.click(".CodeMirror-line >> nth=0")
     page.keyboard.press("Control+Home")
     page.keyboard.type("# my first try\n")
     assert editor_code(page).startswith("# my first try\n")
+    page.wait_for_selector("#draft-status:has-text('Draft saved')")
+    from judge_site.catalog.models import Draft
+
+    assert Draft.objects.get(user__username="dora").code.startswith("# my first try\n")
     page.reload()
     page.wait_for_selector(".CodeMirror")
     assert editor_code(page).startswith("# my first try\n")
+    # Leaving the page right after typing still keeps the draft (a beacon on the way out).
+    page.click(".CodeMirror-line >> nth=0")
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("# again\n")
+    page.reload()
+    page.wait_for_selector(".CodeMirror")
+    assert editor_code(page).startswith("# again\n# my first try\n")
 
     # Reset to starter (after a confirmation) drops the draft.
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#reset-btn")
     assert editor_code(page) == problem48.starter_code
+    page.wait_for_selector("#draft-status:has-text('Draft discarded')")
     page.reload()
     page.wait_for_selector(".CodeMirror")
     assert editor_code(page) == problem48.starter_code

@@ -1,5 +1,7 @@
 /* The problem page: the editor (CodeMirror when built, else the plain textarea), the draft kept
-   per user and problem in localStorage, Reset, Run/Submit without reloading, Ctrl/Cmd+Enter. */
+   on the server per user and problem (saved a moment after typing stops, and when the page is
+   left; text not yet saved waits in localStorage, so a reload that outruns the save keeps it),
+   Reset, Run/Submit without reloading, Ctrl/Cmd+Enter. */
 (function () {
   "use strict";
 
@@ -9,13 +11,10 @@
     var panel = document.getElementById("results");
     if (!form || !textarea) return;
     var starter = JSON.parse(document.getElementById("starter-code").textContent);
-    var draftKey = form.dataset.draftKey;
+    var draftUrl = form.dataset.draftUrl, pendingKey = form.dataset.draftKey;
+    var draftStatus = document.getElementById("draft-status");
     var buttons = form.querySelectorAll("button[name=mode]");
     var editor = null;
-
-    function storage() { try { return window.localStorage; } catch (e) { return null; } }
-    var saved = draftKey && storage() ? storage().getItem(draftKey) : null;
-    if (saved !== null && saved !== "") textarea.value = saved;
 
     if (window.CodeMirror) {
       editor = window.CodeMirror.fromTextArea(textarea, {
@@ -38,24 +37,74 @@
           e.preventDefault();
           var s = textarea.selectionStart;
           textarea.setRangeText("    ", s, textarea.selectionEnd, "end");
-          saveDraft();
+          draftLater();
         }
       });
     }
 
     function code() { return editor ? editor.getValue() : textarea.value; }
     function setCode(text) { if (editor) editor.setValue(text); else textarea.value = text; }
-    function saveDraft() {
+    function csrf() { return form.querySelector("[name=csrfmiddlewaretoken]").value; }
+
+    // The draft: saved a moment after the last keystroke, at once before Run/Submit, and by a
+    // beacon when the page is hidden or left; the status line says when a save failed.
+    var savedCode = code(), timer = null;
+    function showDraft(text) { if (draftStatus) draftStatus.textContent = text; }
+    function storage() { try { return window.localStorage; } catch (e) { return null; } }
+    function pending(text) {  // text not yet on the server (null: none)
       var st = storage();
-      if (draftKey && st) { try { st.setItem(draftKey, code()); } catch (e) { /* quota */ } }
+      if (!st || !pendingKey) return;
+      try { if (text === null) st.removeItem(pendingKey); else st.setItem(pendingKey, text); } catch (e) { /* quota */ }
     }
-    if (editor) editor.on("change", saveDraft); else textarea.addEventListener("input", saveDraft);
+    function draftBody(extra) {
+      var body = new FormData();
+      body.append("csrfmiddlewaretoken", csrf());
+      for (var k in extra) body.append(k, extra[k]);
+      return body;
+    }
+    function saveDraft() {
+      if (timer) { clearTimeout(timer); timer = null; }
+      var text = code();
+      if (!draftUrl || text === savedCode) return;
+      fetch(draftUrl, { method: "POST", body: draftBody({ code: text }), credentials: "same-origin" })
+        .then(function (r) {
+          if (r.ok) { savedCode = text; if (code() === text) pending(null); showDraft("Draft saved"); return; }
+          return r.json().then(function (d) { showDraft("Draft not saved: " + (d.error || r.status)); },
+                               function () { showDraft("Draft not saved (HTTP " + r.status + "): reload the page or log in again"); });
+        })
+        .catch(function () { showDraft("Draft not saved: the site could not be reached"); });
+    }
+    function draftLater() {
+      if (!draftUrl) return;
+      pending(code());
+      if (timer) clearTimeout(timer);
+      showDraft("");
+      timer = setTimeout(saveDraft, 800);
+    }
+    function saveOnLeave() {
+      var text = code();
+      if (!draftUrl || text === savedCode || !navigator.sendBeacon) return;
+      if (navigator.sendBeacon(draftUrl, draftBody({ code: text }))) savedCode = text;
+    }
+    if (editor) editor.on("change", draftLater); else textarea.addEventListener("input", draftLater);
+    var left = draftUrl && storage() && pendingKey ? storage().getItem(pendingKey) : null;
+    if (left !== null) {
+      if (left !== savedCode) { setCode(left); saveDraft(); } else pending(null);
+    }
+    document.addEventListener("visibilitychange", function () { if (document.hidden) saveOnLeave(); });
+    window.addEventListener("pagehide", saveOnLeave);
 
     document.getElementById("reset-btn").addEventListener("click", function () {
       if (code() !== starter && !window.confirm("Replace your code with the starter code?")) return;
+      if (timer) { clearTimeout(timer); timer = null; }
       setCode(starter);
-      var st = storage();
-      if (draftKey && st) st.removeItem(draftKey);
+      savedCode = starter;
+      pending(null);
+      if (draftUrl) {
+        fetch(draftUrl, { method: "POST", body: draftBody({ reset: "1" }), credentials: "same-origin" })
+          .then(function (r) { showDraft(r.ok ? "Draft discarded" : "Draft not discarded (HTTP " + r.status + ")"); })
+          .catch(function () { showDraft("Draft not discarded: the site could not be reached"); });
+      }
     });
 
     function busy(on) { buttons.forEach(function (b) { b.disabled = on; }); }
@@ -91,7 +140,7 @@
       panel.textContent = mode === "run" ? "Sending to the judge (public tests)…" : "Sending to the judge (all tests + benchmark)…";
       fetch(form.action, {
         method: "POST", body: body, credentials: "same-origin",
-        headers: { Accept: "application/json", "X-CSRFToken": form.querySelector("[name=csrfmiddlewaretoken]").value }
+        headers: { Accept: "application/json", "X-CSRFToken": csrf() }
       }).then(function (r) {
         if (r.status === 403) { busy(false); showError("Your session has expired or the page is stale: reload the page or log in again.", true); return null; }
         return r.json().catch(function () {
