@@ -155,12 +155,31 @@ def died_fault(exc: SandboxDied, what: str) -> Fault:
             return Fault(Verdict.OLE, "your program wrote a file larger than allowed")
         if info.killed_by_us:
             return Fault(Verdict.TLE, "your program ran past the sandbox's wall-clock limit")
+        name = _signal_name(code)
+        if name in ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT"):
+            return Fault(
+                Verdict.RE,
+                f"your program crashed during {what} ({name}, exit status {code}): native code "
+                "(ctypes, an extension, a tensor's raw memory) touched memory it must not",
+            )
+        how = f"killed by {name}, exit status {code}" if name else f"exit status {code}"
         return Fault(
             Verdict.RE,
-            f"your program ended during {what} (exit status {code}); "
+            f"your program ended during {what} ({how}); "
             "a submission must not exit, kill its process or close the judge's channel",
         )
     return Fault(Verdict.RE, f"your program ended during {what}")
+
+
+def _signal_name(code: int | None) -> str:
+    """The signal an exit status reports (-N from a process, 128+N from a container), or ''."""
+    if code is None or code == 0:
+        return ""
+    number = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else 0
+    try:
+        return signal.Signals(number).name if number else ""
+    except ValueError:
+        return ""
 
 
 def case_seed(case: Case, secret: int | None) -> int:

@@ -109,6 +109,10 @@ class _Encoder:
             plain = torch.Tensor.detach(value)
             if type(plain) is not torch.Tensor:
                 plain = torch.Tensor.as_subclass(plain, torch.Tensor)
+            if plain.layout != torch.strided:
+                return {"t": "unsupported", "type": f"{cls} of layout {plain.layout} (not dense)"}
+            if plain.device.type == "meta":
+                return {"t": "unsupported", "type": f"{cls} on the meta device (no values)"}
             plain = plain.resolve_conj().resolve_neg().cpu()
         except Exception as exc:  # a hostile subclass; tell the grader what it was
             return {"t": "unsupported", "type": f"{cls} ({type(exc).__name__})"}

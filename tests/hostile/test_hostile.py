@@ -110,6 +110,11 @@ EXPECT: dict[str, Expect] = {
     "overlapping_tensors": one(Verdict.RE),
     "json_bomb": one(Verdict.OLE, Verdict.RE),
     "spoofed_exception": one(Verdict.WA, mode=Mode.SUBMIT, says="IndexError"),
+    "segfault": one(Verdict.RE, says="crashed during"),
+    "exotic_tensor": one(Verdict.WA, Verdict.RE),
+    "bignum": one(Verdict.WA, Verdict.RE),
+    "stderr_flood": one(Verdict.OLE, Verdict.RE),
+    "signal_shield": one(Verdict.TLE),
 }
 # What one judging may add to the worker's peak memory (its reference run, one capped frame).
 MAX_WORKER_GROWTH_MIB = 1024

@@ -321,3 +321,20 @@ def test_a_longer_gap_is_charged_to_a_slow_submission_and_rejected_for_a_fast_on
     assert gap_excess_ns(slow, base) == 220_000
     rewound = _series([30] * 10, [3_000] * 10)
     assert "longer than it reported" in check_times(rewound, base, [30_000])
+
+
+def test_a_crash_is_named_by_its_signal_from_a_process_and_from_a_container() -> None:
+    from sandbox.backends.base import SandboxDied, SandboxExit
+    from sandbox.grader import died_fault
+
+    def message(code: int) -> str:
+        exit = SandboxExit(code, oom_killed=False, killed_by_us=False, output_tail="",
+                           output_exceeded=False)
+        fault = died_fault(SandboxDied("gone", exit), "test t")
+        assert fault.verdict == Verdict.RE
+        return fault.message
+
+    assert "crashed during test t (SIGSEGV" in message(-11)
+    assert "crashed during test t (SIGSEGV" in message(139)
+    assert "killed by SIGKILL" in message(137) and "ended during" in message(137)
+    assert message(3).startswith("your program ended during test t (exit status 3)")
