@@ -13,6 +13,9 @@ GPU judgings use the docker backend's GPU image, which must carry every GPU prob
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Callable, Sequence
 
 from django.conf import settings
@@ -21,6 +24,13 @@ from django.core.exceptions import ImproperlyConfigured
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.problem import ProblemPackage
+
+log = logging.getLogger(__name__)
+
+# Orphaned sandboxes are looked for at most this often per worker process (and at its start).
+ORPHAN_SWEEP_EVERY_S = 60.0
+_last_sweep = float("-inf")
+_sweep_lock = threading.Lock()
 
 
 class SandboxImageError(ImproperlyConfigured):
@@ -127,6 +137,29 @@ def backend_from_settings(
     return get_backend(name)
 
 
+def reap_orphans(backend: Backend | None = None, force: bool = False) -> int:
+    """Remove sandboxes older than any judging can last (JUDGE_ORPHAN_AGE_S, by default the
+    task's hard time limit plus a minute): a worker that died mid-judging (killed at the hard
+    limit, out of memory, its machine restarted) left them running. Every worker sweeps its
+    own Docker engine when it starts and then at most once a minute, before a judging; a
+    failed sweep is logged and never stops a judging. Returns how many were removed."""
+    global _last_sweep
+    with _sweep_lock:
+        now = time.monotonic()
+        if not force and now - _last_sweep < ORPHAN_SWEEP_EVERY_S:
+            return 0
+        _last_sweep = now
+    try:
+        backend = backend or backend_from_settings()
+        removed = backend.reap(float(settings.JUDGE_ORPHAN_AGE_S))
+    except Exception as exc:  # the engine may be down; the judging will say so itself
+        log.warning("sweeping orphaned sandboxes failed: %s: %s", type(exc).__name__, exc)
+        return 0
+    if removed:
+        log.warning("removed %d orphaned sandbox(es) of a worker that died mid-judging", removed)
+    return removed
+
+
 def gpu_for(package: ProblemPackage) -> str | None:
     """The GPU this worker gives a judging: its first JUDGE_GPU_IDS entry, for GPU problems
     (one GPU worker process per GPU, so never two timed judgings on one GPU)."""
@@ -151,6 +184,7 @@ def judge_source(
         backend = backend_from_settings(gpu=gpu_id is not None, requires=requires)
     except SandboxImageError as exc:
         return _internal_error(package, f"sandbox configuration: {exc}")
+    reap_orphans(backend)
     if backend.name == "local" and requires:
         from sandbox.check import missing_requirements
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_ready
 
-from judge_site.submissions import services
+from judge_site.submissions import engine, services
 
 # How often the reaper looks for submissions stuck in "running" (needs `celery beat`).
 REAP_EVERY_S = 60.0
@@ -22,6 +23,12 @@ def judge_submission(submission_id: int) -> str:
 @shared_task(acks_late=True, name="submissions.reap_stuck")
 def reap_stuck() -> dict[str, int]:
     return services.submission_reap_stuck()
+
+
+@worker_ready.connect
+def _sweep_orphans(**_: Any) -> None:
+    """A worker starting (perhaps after a crash) removes the sandboxes a dead worker left."""
+    engine.reap_orphans(force=True)
 
 
 def _schedule(sender: Any, **_: Any) -> None:

@@ -108,56 +108,88 @@ def problem48(transactional_db: Any) -> Any:
     return Problem.objects.get(number=48)
 
 
+class JudgeWorker:
+    """A Celery worker subprocess (tests/browser/judge_worker.py) on the queue ``queue``,
+    sharing the current test database; ``env`` adds to or overrides its environment."""
+
+    def __init__(self, queue: str, env: dict[str, str] | None = None, name: str = "worker") -> None:
+        from django.db import connection
+
+        db = connection.settings_dict
+        assert "postgresql" in db["ENGINE"], "a real worker needs Postgres (DATABASE_URL)"
+        self.queue = queue
+        self.env = dict(os.environ)
+        self.env.update(
+            DJANGO_SETTINGS_MODULE="judge_site.settings",
+            DEBUG="true",
+            DATABASE_URL=(
+                f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+            ),
+            JUDGE_BACKEND=browser_backend(),
+            JUDGE_BROWSER_FAKE_ENGINE="0" if real_engine_available() else "1",
+            PYTHONUNBUFFERED="1",
+        )
+        self.env.update(env or {})
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.log_path = ARTIFACTS / f"{name}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log_path.open("w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("judge_worker.py")), self.queue],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 90
+        while "ready." not in self.log():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                pytest.fail(f"the Celery worker did not start:\n{self.log()[-3000:]}")
+            time.sleep(0.3)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def crash(self) -> None:
+        """SIGKILL the worker and every process of its session, as a dying machine would."""
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+def private_queue(monkeypatch: pytest.MonkeyPatch, prefix: str) -> str:
+    """A queue of this test's own, which this process's enqueues go to (never ``cpu``)."""
+    from judge_site.submissions import services
+
+    queue = f"{prefix}-{os.getpid()}-{int(time.time())}"
+    monkeypatch.setattr(services, "queue_for", lambda problem: queue)
+    return queue
+
+
 @pytest.fixture
 def judge_worker(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """A Celery worker subprocess on a private queue, sharing the live server's test database."""
-    from django.db import connection
-
-    from judge_site.submissions import services
-
-    db = connection.settings_dict
-    assert "postgresql" in db["ENGINE"], "the browser suite needs Postgres (DATABASE_URL)"
-    queue = f"browser-{os.getpid()}-{int(time.time())}"
-    monkeypatch.setattr(services, "queue_for", lambda problem: queue)
-    env = dict(os.environ)
-    env.update(
-        DJANGO_SETTINGS_MODULE="judge_site.settings",
-        DEBUG="true",
-        DATABASE_URL=(
-            f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-        ),
-        JUDGE_BACKEND=browser_backend(),
-        JUDGE_BROWSER_FAKE_ENGINE="0" if real_engine_available() else "1",
-        PYTHONUNBUFFERED="1",
-    )
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log_path = ARTIFACTS / "worker.log"
-    log = log_path.open("w")
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("judge_worker.py")), queue],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 90
-    while "ready." not in log_path.read_text():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"the Celery worker did not start:\n{log_path.read_text()[-3000:]}")
-        time.sleep(0.3)
+    worker = JudgeWorker(private_queue(monkeypatch, "browser"))
+    worker.start()
     try:
         yield {
-            "queue": queue,
-            "engine": "real" if env["JUDGE_BROWSER_FAKE_ENGINE"] == "0" else "fake",
-            "backend": env["JUDGE_BACKEND"],
+            "queue": worker.queue,
+            "engine": "real" if worker.env["JUDGE_BROWSER_FAKE_ENGINE"] == "0" else "fake",
+            "backend": worker.env["JUDGE_BACKEND"],
         }
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
+        worker.stop()

@@ -1,0 +1,95 @@
+"""A worker killed mid-judging (SIGKILL to its whole session, as when its machine dies): the
+submission is not lost. The reaper of stuck judgings (celery beat, submissions.reap_stuck)
+queues it again once the task's hard time limit has passed, a new worker judges it to the end,
+and the sandbox the dead worker left on the Docker engine is removed by the new worker's
+sweep (judge_site/submissions/engine.py, reap_orphans)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+from conftest import PROBLEM_48, JudgeWorker, browser_backend, private_queue
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+# A correct solution whose import takes a few seconds: the worker is killed inside it.
+SLOW_TO_LOAD = "import time\n\ntime.sleep(4)\n" + (
+    PROBLEM_48 / "solutions" / "AC" / "gather.py"
+).read_text()
+PROBLEM_LABEL = "tensor-judge.problem=48"
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from judge_site.submissions import services
+    from judge_site.submissions.models import Status, Submission
+
+    docker_client = None
+    if browser_backend() == "docker":
+        import docker
+
+        docker_client = docker.from_env()
+
+    def sandboxes() -> list[object]:
+        assert docker_client is not None
+        return docker_client.containers.list(all=True, filters={"label": PROBLEM_LABEL})
+
+    def current() -> Submission:
+        return Submission.objects.get(pk=sub.pk)
+
+    user = get_user_model().objects.create_user("frank", password="frank-pass-123")
+    queue = private_queue(monkeypatch, "crash")
+    first = JudgeWorker(queue, name="worker-killed")
+    first.start()
+    try:
+        sub = services.submission_create(user, problem48, SLOW_TO_LOAD, "run")
+        wait_for(lambda: current().status == Status.RUNNING, 60, "the first worker's claim")
+        if docker_client is not None:
+            wait_for(lambda: bool(sandboxes()), 60, "the first worker's sandbox")
+        time.sleep(1.0)  # inside the submission's slow import
+        first.crash()
+    finally:
+        first.stop()
+
+    stuck = current()
+    assert (stuck.status, stuck.attempts) == (Status.RUNNING, 1)
+    orphans = {c.id for c in sandboxes()} if docker_client is not None else set()
+    if docker_client is not None:
+        assert orphans, "the killed worker's sandbox should still be there, orphaned"
+
+    # Beat's reaper, once the hard time limit has passed: queued again, not lost.
+    later = timezone.now() + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 61)
+    assert services.submission_reap_stuck(now=later) == {"requeued": 1, "failed": 0}
+    assert current().status == Status.QUEUED
+
+    # A new worker (orphan age 0 here, so its start-up sweep takes the dead one's sandbox).
+    second = JudgeWorker(queue, env={"JUDGE_ORPHAN_AGE_S": "0"}, name="worker-after-crash")
+    second.start()
+    try:
+        wait_for(lambda: current().status == Status.DONE, 240, "the judging after the crash")
+    finally:
+        second.stop()
+
+    done = current()
+    assert done.verdict == "AC", f"{done.verdict}: {done.message} {done.tests}"
+    assert done.attempts == 2
+    assert done.tests and all(t["verdict"] == "AC" for t in done.tests)
+    if docker_client is not None:
+        left = {c.id for c in sandboxes()}
+        assert not (left & orphans), "the dead worker's sandbox survived the new worker's sweep"
+        assert not left, "the second judging left its own sandbox behind"
+        assert "orphaned sandbox" in second.log()

@@ -1,0 +1,91 @@
+"""The sweep of orphaned sandboxes (judge_site/submissions/engine.py, reap_orphans): a worker
+that died mid-judging leaves its container running; every worker removes sandboxes older than
+any judging can last, at its start and at most once a minute before a judging."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from judge_site.submissions import engine
+from sandbox.backends.base import Backend, Sandbox, SandboxSpec
+from tests.conftest import require_docker
+
+BASE_IMAGE = "tensor-judge-base:bookworm"
+
+
+class CountingBackend(Backend):
+    """Records reap calls; ``fail`` makes reap raise as an unreachable engine would."""
+
+    name = "counting"
+
+    def __init__(self, fail: bool = False) -> None:
+        self.calls: list[float] = []
+        self.fail = fail
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        raise AssertionError("not used")
+
+    def reap(self, older_than_s: float) -> int:
+        self.calls.append(older_than_s)
+        if self.fail:
+            raise ConnectionError("the Docker engine is gone")
+        return 2
+
+
+@override_settings(JUDGE_ORPHAN_AGE_S=420)
+def test_a_sweep_uses_the_orphan_age_and_is_throttled() -> None:
+    backend = CountingBackend()
+    assert engine.reap_orphans(backend, force=True) == 2
+    assert backend.calls == [420.0]
+    assert engine.reap_orphans(backend) == 0  # within the minute: no second listing
+    assert backend.calls == [420.0]
+    assert engine.reap_orphans(backend, force=True) == 2
+
+
+def test_a_failed_sweep_is_logged_and_never_raises(caplog: pytest.LogCaptureFixture) -> None:
+    backend = CountingBackend(fail=True)
+    assert engine.reap_orphans(backend, force=True) == 0
+    assert "the Docker engine is gone" in caplog.text
+
+
+@pytest.mark.docker
+def test_a_real_orphan_is_removed_and_a_live_sandbox_kept() -> None:
+    """Two labelled containers on the real engine: one created 'long ago' (its creation label
+    is what the sweep reads), one just now (a judging in progress on another worker)."""
+    require_docker()
+    import docker
+
+    from sandbox.backends.docker import LABEL, LABEL_CREATED
+
+    client = docker.from_env()
+    try:
+        client.images.get(BASE_IMAGE)
+    except docker.errors.ImageNotFound:
+        pytest.fail(f"{BASE_IMAGE} is missing: run scripts/build_images")
+    run = uuid.uuid4().hex
+    made: dict[str, Any] = {}
+    for name, age_s in (("orphan", 3600), ("live", 0)):
+        made[name] = client.containers.run(
+            BASE_IMAGE,
+            ["sleep", "300"],
+            detach=True,
+            network_mode="none",
+            labels={LABEL: "1", LABEL_CREATED: str(int(time.time()) - age_s), "sweep-test": run},
+        )
+    try:
+        with override_settings(JUDGE_BACKEND="docker", JUDGE_ORPHAN_AGE_S=420):
+            assert engine.reap_orphans(force=True) >= 1
+        left = {c.id for c in client.containers.list(all=True, filters={"label": f"sweep-test={run}"})}
+        assert made["orphan"].id not in left
+        assert made["live"].id in left
+    finally:
+        for container in made.values():
+            try:
+                container.remove(force=True)
+            except docker.errors.NotFound:
+                pass
