@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sandbox import wire
+from sandbox import inputs, wire
 from sandbox.compare import compare
 from sandbox.contracts import BenchmarkResult, TestResult, Verdict, WrongKind
 from sandbox.problem import BenchShape, Call, Case, ProblemPackage
@@ -197,8 +197,8 @@ class _Verifier:
                 wrong_kind=WrongKind.VALUE,
             )
         got_value = session.value(reply, blob, "value")
-        inputs = wire.build_inputs(self.shape.args, timed.seed)
-        expected_value = self.fn(*wire.late_input(self.shape.args, inputs, timed.late_seed))
+        args = inputs.build_inputs(self.shape.args, timed.seed)
+        expected_value = self.fn(*inputs.late_input(self.shape.args, args, timed.late_seed))
         expected = {"kind": "return", "value": expected_value, "inputs_modified": [], "grads": None}
         got = {"kind": "return", "value": got_value, "inputs_modified": [], "grads": None}
         outcome = compare(expected, got, self.case, self.tolerances)

@@ -145,7 +145,7 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
             if shape.fn not in package.functions:
                 problems.append(f"{shape.name}: fn {shape.fn!r} is not a declared function")
             try:
-                from sandbox.wire import INPUT_KINDS, build_inputs  # torch: only for the check
+                from sandbox.inputs import INPUT_KINDS, build_inputs  # torch: only for the check
 
                 built = build_inputs(shape.args, 0)
                 for spec, value in zip(shape.args, built, strict=True):

@@ -58,17 +58,18 @@ def main() -> int:
     _setup_fds(opts.output_file or os.path.join(tmp, ".judge-output"))
 
     import framing  # noqa: PLC0415 - after sys.path is set
+    import inputs  # noqa: PLC0415
     import torch  # noqa: PLC0415
     import wire  # noqa: PLC0415
 
-    server = _Server(framing, wire, torch, tmp)
+    server = _Server(framing, wire, inputs, torch, tmp)
     return server.serve()
 
 
 class _Server:
-    def __init__(self, framing: Any, wire: Any, torch: Any, tmp: str) -> None:
+    def __init__(self, framing: Any, wire: Any, inputs: Any, torch: Any, tmp: str) -> None:
         # References captured before any student code runs.
-        self.framing, self.wire, self.torch = framing, wire, torch
+        self.framing, self.wire, self.inputs, self.torch = framing, wire, inputs, torch
         self.encode_frame = framing.encode_frame
         self.execute_call = wire.execute_call
         self.perf_counter_ns = time.perf_counter_ns
@@ -153,7 +154,7 @@ class _Server:
         torch = self.torch
         x = torch.randn(8, generator=torch.Generator().manual_seed(0))
         self.execute_call(lambda a, b, s: s * a + b, [x, x, 1.5], {}, [0, 1], 1)
-        self.wire.encode(self.wire.build_inputs([{"randint": [0, 4], "shape": [2]}], 0))
+        self.wire.encode(self.inputs.build_inputs([{"randint": [0, 4], "shape": [2]}], 0))
 
     def hello(self) -> dict[str, Any]:
         torch = self.torch
@@ -264,7 +265,7 @@ class _Server:
         device = self._device(msg.get("device", "cpu"))
         specs = msg.get("specs", [])
         self.prepared[which] = (
-            self.wire.build_inputs(specs, int(msg.get("seed", 0)), device),
+            self.inputs.build_inputs(specs, int(msg.get("seed", 0)), device),
             device,
             specs,
         )
@@ -281,11 +282,11 @@ class _Server:
             device = self._device(msg.get("device", "cpu"))
             seed = int(msg.get("seed", 0))
             specs = msg.get("specs", [])
-            inputs = self.wire.build_inputs(specs, seed, device)
+            inputs = self.inputs.build_inputs(specs, seed, device)
         else:
             inputs, device, specs = self.prepared.pop(which)
         if msg.get("late_seed") is not None:
-            inputs = self.wire.late_input(specs, inputs, int(msg["late_seed"]), device)
+            inputs = self.inputs.late_input(specs, inputs, int(msg["late_seed"]), device)
         self.last.pop(which, None)
         if device == "cuda":
             elapsed_ns, host_ns, out = self._time_cuda(fn, inputs)

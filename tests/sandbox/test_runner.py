@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from sandbox import framing, wire
+from sandbox import inputs as bench_inputs
 from sandbox.backends.base import Backend, SandboxSpec
 from sandbox.backends.local import LocalSandbox
 
@@ -100,7 +101,7 @@ def test_time_then_last_output_gives_the_timed_result(box: LocalSandbox) -> None
     )
     assert reply["ok"] and 0 < reply["time_ns"] < 1e9
     out = ask(box, {"op": "last_output", "which": "baseline"})["value"].tensor
-    x, y, alpha = wire.build_inputs(specs, 11)
+    x, y, alpha = bench_inputs.build_inputs(specs, 11)
     assert torch.allclose(out, alpha * x + y, atol=1e-5)
 
 
@@ -162,7 +163,7 @@ def test_the_cuda_timing_flushes_l2_and_brackets_the_call_with_device_syncs(tmp_
         empty=lambda *a, **k: FlushBuffer(),
         uint8=torch.uint8,
     )
-    server = runner._Server(framing, wire, fake_torch, str(tmp_path))
+    server = runner._Server(framing, wire, bench_inputs, fake_torch, str(tmp_path))
 
     def student(x: int) -> int:
         log.append("call")
@@ -200,7 +201,7 @@ def test_on_a_gpu_the_runner_times_with_cuda_events(box: LocalSandbox) -> None:
     )
     assert reply["ok"] and 0 < reply["time_ns"] <= reply["host_ns"]
     value = ask(box, {"op": "last_output", "which": "baseline"})["value"]
-    x, y, alpha = wire.build_inputs(specs, 5)
+    x, y, alpha = bench_inputs.build_inputs(specs, 5)
     assert torch.allclose(value.tensor, alpha * x + y, atol=1e-5)
     obs = ask(
         box,

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from sandbox import framing, wire
+from sandbox import inputs as bench_inputs
 
 DTYPES = list(wire.DTYPES.values())
 
@@ -136,7 +137,7 @@ def test_build_inputs_is_deterministic_in_the_seed() -> None:
         7,
         "text",
     ]
-    a, b, c = wire.build_inputs(specs, 1), wire.build_inputs(specs, 1), wire.build_inputs(specs, 2)
+    a, b, c = bench_inputs.build_inputs(specs, 1), bench_inputs.build_inputs(specs, 1), bench_inputs.build_inputs(specs, 2)
     assert all(torch.equal(x, y) for x, y in zip(a[:3], b[:3], strict=True))
     assert not torch.equal(a[0], c[0])
     assert a[0].dtype == torch.int64 and int(a[0].max()) < 10
@@ -146,7 +147,7 @@ def test_build_inputs_is_deterministic_in_the_seed() -> None:
 
 @pytest.mark.parametrize("side", ["right", "left"])
 def test_lengths_mask_has_one_true_per_row_on_the_right_side(side: str) -> None:
-    (mask,) = wire.build_inputs([{"lengths_mask": [64, 5], "side": side}], 3)
+    (mask,) = bench_inputs.build_inputs([{"lengths_mask": [64, 5], "side": side}], 3)
     assert mask.dtype == torch.bool and mask.shape == (64, 5)
     assert bool(mask.any(dim=1).all())
     kept = mask[:, 0] if side == "right" else mask[:, -1]
@@ -154,14 +155,14 @@ def test_lengths_mask_has_one_true_per_row_on_the_right_side(side: str) -> None:
 
 
 def test_new_input_kinds_plug_into_the_registry() -> None:
-    @wire.input_kind("ones_for_test")
+    @bench_inputs.input_kind("ones_for_test")
     def _ones(spec: dict[str, object], gen: torch.Generator) -> torch.Tensor:
         return torch.ones(spec["ones_for_test"])  # type: ignore[arg-type]
 
     try:
-        assert torch.equal(wire.build_inputs([{"ones_for_test": [2]}], 0)[0], torch.ones(2))
+        assert torch.equal(bench_inputs.build_inputs([{"ones_for_test": [2]}], 0)[0], torch.ones(2))
     finally:
-        del wire.INPUT_KINDS["ones_for_test"]
+        del bench_inputs.INPUT_KINDS["ones_for_test"]
 
 
 def test_execute_call_observes_a_return_without_touching_the_callers_inputs() -> None:
@@ -193,12 +194,12 @@ def test_execute_call_backpropagates_a_seeded_grad_output() -> None:
 
 
 def test_cu_seqlens_are_offsets_of_non_empty_packed_sequences() -> None:
-    (offsets,) = wire.build_inputs([{"cu_seqlens": [32, 2048]}], 4)
+    (offsets,) = bench_inputs.build_inputs([{"cu_seqlens": [32, 2048]}], 4)
     assert offsets.dtype == torch.int64 and offsets.shape == (33,)
     assert int(offsets[0]) == 0 and int(offsets[-1]) == 2048
     assert bool((offsets[1:] > offsets[:-1]).all())
     with pytest.raises(ValueError):
-        wire.build_inputs([{"cu_seqlens": [5, 3]}], 0)
+        bench_inputs.build_inputs([{"cu_seqlens": [5, 3]}], 0)
 
 
 def test_a_digest_matches_the_fetched_frame_and_nothing_else() -> None:
@@ -228,14 +229,14 @@ def test_the_late_argument_is_the_smallest_tensor_and_is_drawn_from_its_own_seed
         {"randn": [100, 16]},
         0,
     ]
-    inputs = wire.build_inputs(specs, 7)
-    assert wire.late_index(specs, inputs) == 0
-    late = wire.late_input(specs, inputs, 99)
+    inputs = bench_inputs.build_inputs(specs, 7)
+    assert bench_inputs.late_index(specs, inputs) == 0
+    late = bench_inputs.late_input(specs, inputs, 99)
     assert late[1] is inputs[1] and late[2] == 0
     assert late[0].shape == inputs[0].shape and not torch.equal(late[0], inputs[0])
-    assert torch.equal(wire.late_input(specs, wire.build_inputs(specs, 7), 99)[0], late[0])
+    assert torch.equal(bench_inputs.late_input(specs, bench_inputs.build_inputs(specs, 7), 99)[0], late[0])
     assert int(late[0].min()) >= 0 and int(late[0].max()) < 100
-    assert wire.late_index([1, 2.0], [1, 2.0]) is None
+    assert bench_inputs.late_index([1, 2.0], [1, 2.0]) is None
 
 
 def test_a_spec_marked_late_is_drawn_late_even_when_it_is_not_the_smallest() -> None:
@@ -243,9 +244,9 @@ def test_a_spec_marked_late_is_drawn_late_even_when_it_is_not_the_smallest() -> 
         {"randint": [0, 100], "shape": [4, 8]},
         {"randn": [100, 16], "late": True},
     ]
-    inputs = wire.build_inputs(specs, 7)
-    assert wire.late_index(specs, inputs) == 1
-    late = wire.late_input(specs, inputs, 99)
+    inputs = bench_inputs.build_inputs(specs, 7)
+    assert bench_inputs.late_index(specs, inputs) == 1
+    late = bench_inputs.late_input(specs, inputs, 99)
     assert late[0] is inputs[0] and not torch.equal(late[1], inputs[1])
 
 

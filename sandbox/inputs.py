@@ -1,0 +1,151 @@
+"""Benchmark inputs: the positional arguments of timed calls, built from a problem's input specs
+(problem.toml ``[[benchmark.shapes]]`` ``args``) deterministically from a seed.
+
+Imported as ``sandbox.inputs`` by the trusted grader (to re-verify a timed output) and as the
+top-level module ``inputs`` by the runner inside the sandbox, which builds every timed call's
+arguments with it; it depends on the standard library, torch and the codec's dtype list only.
+
+A spec is a JSON literal (passed as is), a list or dict of specs, or a dict holding exactly one
+registered input kind (``randint``, ``randn``, ``cu_seqlens``, ``lengths_mask``; authors add
+kinds with :func:`input_kind`). One argument of each timed call is drawn late, when the time
+request arrives (:func:`late_input`), so its result cannot be computed while inputs are built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+try:
+    from sandbox import wire
+except ImportError:  # inside the sandbox: a top-level module beside runner.py
+    import wire  # type: ignore[no-redef]
+
+InputKind = Callable[[dict[str, Any], torch.Generator], Any]
+INPUT_KINDS: dict[str, InputKind] = {}
+
+
+def input_kind(key: str) -> Callable[[InputKind], InputKind]:
+    """Register a builder for specs that are dicts holding ``key``."""
+
+    def register(fn: InputKind) -> InputKind:
+        INPUT_KINDS[key] = fn
+        return fn
+
+    return register
+
+
+def _dtype(spec: dict[str, Any], default: str) -> torch.dtype:
+    name = spec.get("dtype", default)
+    if name not in wire.DTYPES:
+        raise ValueError(f"unknown dtype {name!r} in input spec")
+    return wire.DTYPES[name]
+
+
+def _shape(value: Any) -> list[int]:
+    if not isinstance(value, list) or not all(type(d) is int and d >= 0 for d in value):
+        raise ValueError(f"bad shape {value!r} in input spec")
+    return value
+
+
+@input_kind("randint")
+def _randint(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
+    lo, hi = spec["randint"]
+    return torch.randint(
+        int(lo), int(hi), _shape(spec["shape"]), generator=gen, dtype=_dtype(spec, "int64")
+    )
+
+
+@input_kind("randn")
+def _randn(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
+    values = torch.randn(_shape(spec["randn"]), generator=gen, dtype=torch.float32)
+    return (values * float(spec.get("scale", 1.0))).to(_dtype(spec, "float32"))
+
+
+@input_kind("cu_seqlens")
+def _cu_seqlens(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
+    """int64 offsets [0, ..., total] of ``count`` packed sequences, each at least 1 long."""
+    count, total = _shape(spec["cu_seqlens"])
+    if count < 1 or total < count:
+        raise ValueError(f"bad cu_seqlens spec {spec!r}: need 1 <= count <= total")
+    cuts = (torch.randperm(total - 1, generator=gen)[: count - 1] + 1).sort().values
+    return torch.cat([torch.zeros(1, dtype=torch.int64), cuts, torch.tensor([total])])
+
+
+@input_kind("lengths_mask")
+def _lengths_mask(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
+    batch, length = _shape(spec["lengths_mask"])
+    side = spec.get("side", "right")
+    if side not in ("right", "left") or length < 1:
+        raise ValueError(f"bad lengths_mask spec {spec!r}")
+    lengths = torch.randint(1, length + 1, (batch,), generator=gen)
+    positions = torch.arange(length)
+    if side == "right":
+        return positions[None, :] < lengths[:, None]
+    return positions[None, :] >= (length - lengths)[:, None]
+
+
+def _build(spec: Any, gen: torch.Generator) -> Any:
+    if isinstance(spec, dict):
+        kinds = [k for k in spec if k in INPUT_KINDS]
+        if len(kinds) == 1:
+            return INPUT_KINDS[kinds[0]](spec, gen)
+        return {k: _build(v, gen) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_build(v, gen) for v in spec]
+    return spec
+
+
+def _to_device(value: Any, device: str) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, list):
+        return [_to_device(v, device) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_device(v, device) for k, v in value.items()}
+    return value
+
+
+def build_inputs(specs: list[Any], seed: int, device: str = "cpu") -> list[Any]:
+    """Positional arguments from benchmark input specs, deterministic in ``seed``: built on the
+    CPU with one torch.Generator, then moved to ``device``."""
+    gen = torch.Generator().manual_seed(int(seed) & 0x7FFF_FFFF_FFFF_FFFF)
+    values = [_build(spec, gen) for spec in specs]
+    return values if device == "cpu" else [_to_device(v, device) for v in values]
+
+
+def late_index(specs: list[Any], inputs: list[Any]) -> int | None:
+    """The positional argument drawn only when a timed call starts: the one whose spec says
+    ``"late": true``, else the smallest top-level tensor built from an input kind. Until then
+    the submission cannot know its result, so it cannot compute it ahead, while the argument
+    is ready prepared (on the untimed side). An author marks the argument the result depends
+    on most when the smallest one may not matter (a left-padded mask: the last token is T-1)."""
+    best: tuple[int, int] | None = None
+    for i, (spec, value) in enumerate(zip(specs, inputs, strict=True)):
+        kinds = [k for k in spec if k in INPUT_KINDS] if isinstance(spec, dict) else []
+        if len(kinds) == 1 and isinstance(value, torch.Tensor) and spec.get("late") is True:
+            return i
+    for i, (spec, value) in enumerate(zip(specs, inputs, strict=True)):
+        kinds = [k for k in spec if k in INPUT_KINDS] if isinstance(spec, dict) else []
+        if len(kinds) == 1 and isinstance(value, torch.Tensor):
+            size = value.numel() * value.element_size()
+            if best is None or size < best[0]:
+                best = (size, i)
+    return None if best is None else best[1]
+
+
+def late_input(
+    specs: list[Any], inputs: list[Any], late_seed: int, device: str = "cpu"
+) -> list[Any]:
+    """``inputs`` (from :func:`build_inputs` on ``specs``) with the :func:`late_index`
+    argument drawn again from ``late_seed``: what a time request's call gets."""
+    index = late_index(specs, inputs)
+    if index is None:
+        return list(inputs)
+    gen = torch.Generator().manual_seed(int(late_seed) & 0x7FFF_FFFF_FFFF_FFFF)
+    value = _build(specs[index], gen)
+    out = list(inputs)
+    out[index] = value if device == "cpu" else _to_device(value, device)
+    return out
