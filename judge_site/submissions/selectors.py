@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Q, QuerySet
 
-from judge_site.catalog.models import Problem
+from judge_site.catalog.models import Device, Problem
 from judge_site.submissions.models import Status, Submission, VerdictChoice
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
@@ -30,13 +30,16 @@ def submission_get_for(user: AnyUser, submission_id: int) -> Submission | None:
 
 
 def submission_queue_position(submission: Submission) -> int | None:
-    """1-based position among queued submissions, oldest first; None when not queued."""
+    """1-based position among the submissions queued for the same workers (the cpu or the gpu
+    queue), oldest first; None when not queued."""
     if submission.status != Status.QUEUED:
         return None
-    ahead = Submission.objects.filter(
-        status=Status.QUEUED, created_at__lt=submission.created_at
-    ).count()
-    return ahead + 1
+    ahead = Submission.objects.filter(status=Status.QUEUED, created_at__lt=submission.created_at)
+    if submission.problem.device == Device.GPU:
+        ahead = ahead.filter(problem__device=Device.GPU)
+    else:
+        ahead = ahead.exclude(problem__device=Device.GPU)
+    return ahead.count() + 1
 
 
 def submission_to_json(submission: Submission) -> dict[str, Any]:

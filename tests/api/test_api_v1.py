@@ -66,6 +66,23 @@ def test_it_accepts_a_slug_and_reports_queue_position(client, alice, problem, en
     assert first["id"] != second["id"]
 
 
+def test_the_queue_position_counts_only_the_same_queue(client, alice, bob, problem, enqueued):
+    """A GPU problem's judgings wait for GPU workers: they are not ahead of a CPU judging."""
+    gpu = make_problem(56, slug="gpu-one", device="gpu")
+    alice_token, bob_token = token_for(alice), token_for(bob)
+    post(client, alice_token, {"problem": gpu.number, "code": GOOD, "mode": "run"})
+    cpu = post(client, bob_token, {"problem": 48, "code": GOOD, "mode": "run"}).json()
+    later_gpu = post(client, bob_token, {"problem": 56, "code": GOOD, "mode": "run"}).json()
+
+    def position(token: str, sid: int) -> int:
+        return client.get(
+            f"/api/v1/submissions/{sid}", HTTP_AUTHORIZATION=f"Token {token}"
+        ).json()["queue_position"]
+
+    assert position(bob_token, cpu["id"]) == 1
+    assert position(bob_token, later_gpu["id"]) == 2
+
+
 @pytest.mark.parametrize(
     ("body", "status", "field"),
     [
