@@ -216,6 +216,17 @@ def host_processes_with(marker: str) -> list[int]:
     return found
 
 
+def submission_source(name: str) -> str:
+    """The file's text, with any ``# @include NAME`` line replaced by submissions/NAME.py (a
+    student file is one file; this keeps the suite from carrying copies of the control)."""
+    lines = []
+    for line in (SUBMISSIONS / f"{name}.py").read_text().splitlines(keepends=True):
+        if line.startswith("# @include "):
+            line = (SUBMISSIONS / f"{line.split()[-1]}.py").read_text() + "\n"
+        lines.append(line)
+    return "".join(lines)
+
+
 def first_fault_message(result: JudgeResult) -> str:
     for test in result.tests:
         if test.verdict not in (Verdict.AC, Verdict.SK):
@@ -236,7 +247,7 @@ def test_it_withstands(
 
     expect = EXPECT[name]
     marker = f"hostile-{uuid.uuid4().hex}"
-    source = (SUBMISSIONS / f"{name}.py").read_text()
+    source = submission_source(name)
     source = source.replace("__PORT__", str(listener.port)).replace("__MARKER__", marker)
     for key, value in CANARIES.items():
         monkeypatch.setenv(key, value)
