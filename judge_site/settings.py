@@ -178,6 +178,9 @@ JUDGE_SANDBOX_IMAGES = envlist("JUDGE_SANDBOX_IMAGES", "triton=tensor-judge-sand
 JUDGE_GPU_IDS = envlist("JUDGE_GPU_IDS", "")
 # A sandbox older than this is an orphan of a worker that died mid-judging (no judging outlives
 # the task's hard time limit); workers remove such sandboxes from their Docker engine.
+# Sandboxes each worker process keeps started ahead (docker, CPU problems): a judging then
+# skips the container start and the runner's torch import. 0 = none.
+JUDGE_SANDBOX_POOL_SIZE = envint("JUDGE_SANDBOX_POOL_SIZE", "0")
 JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 60))
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")

@@ -27,6 +27,12 @@ from sandbox.problem import ProblemPackage
 
 log = logging.getLogger(__name__)
 
+# Warm pools of the long-lived docker backends of this process, by image (worker processes
+# only: enable_pool() at a Celery worker process's start, close_pools() at its end).
+_pool_size = 0
+_pooled: dict[str, Backend] = {}
+_pool_lock = threading.Lock()
+
 # Orphaned sandboxes are looked for at most this often per worker process (and at its start).
 ORPHAN_SWEEP_EVERY_S = 60.0
 _last_sweep = float("-inf")
@@ -133,8 +139,53 @@ def backend_from_settings(
             options["gpu_ids"] = list(settings.JUDGE_GPU_IDS)
         if requires is None:
             return ImageRoutingBackend(options)
-        return get_backend("docker", **{**options, "image": image_for(requires)})
+        image = image_for(requires)
+        if _pool_size > 0 and not gpu:
+            return _pooled_backend(image, options)
+        return get_backend("docker", **{**options, "image": image})
     return get_backend(name)
+
+
+def enable_pool(size: int) -> None:
+    """Keep ``size`` pre-started CPU sandboxes per image warm in this process from now on (a
+    Celery worker process; a one-shot command would leave its pool's containers behind)."""
+    global _pool_size
+    _pool_size = max(0, int(size))
+
+
+def close_pools() -> None:
+    """Destroy this process's idle pooled sandboxes and stop pooling."""
+    global _pool_size
+    with _pool_lock:
+        backends, _pool_size = list(_pooled.values()), 0
+        _pooled.clear()
+    for backend in backends:
+        backend.close()
+
+
+def remove_own_pooled() -> int:
+    """At a worker's shutdown (its main process, after the last judging): remove every pooled
+    sandbox this host started, in case a worker process died before closing its pool."""
+    if settings.JUDGE_BACKEND != "docker" or settings.JUDGE_SANDBOX_POOL_SIZE <= 0:
+        return 0
+    try:
+        import docker
+
+        from sandbox.backends.docker_pool import remove_pooled
+
+        return remove_pooled(docker.from_env())
+    except Exception as exc:  # the engine may be gone already; the orphan sweep remains
+        log.warning("removing pooled sandboxes failed: %s: %s", type(exc).__name__, exc)
+        return 0
+
+
+def _pooled_backend(image: str, options: dict[str, object]) -> Backend:
+    with _pool_lock:
+        if image not in _pooled:
+            _pooled[image] = get_backend(
+                "docker", **{**options, "image": image, "pool_size": _pool_size}
+            )
+        return _pooled[image]
 
 
 def reap_orphans(backend: Backend | None = None, force: bool = False) -> int:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import (
+    worker_process_init,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+)
+from django.conf import settings
 
 from judge_site.submissions import engine, services
 
@@ -29,6 +35,23 @@ def reap_stuck() -> dict[str, int]:
 def _sweep_orphans(**_: Any) -> None:
     """A worker starting (perhaps after a crash) removes the sandboxes a dead worker left."""
     engine.reap_orphans(force=True)
+
+
+@worker_process_init.connect
+def _start_pool(**_: Any) -> None:
+    """Each judging process keeps JUDGE_SANDBOX_POOL_SIZE sandboxes started ahead (docker)."""
+    engine.enable_pool(settings.JUDGE_SANDBOX_POOL_SIZE)
+
+
+@worker_process_shutdown.connect
+def _stop_pool(**_: Any) -> None:
+    engine.close_pools()
+
+
+@worker_shutdown.connect
+def _remove_pooled(**_: Any) -> None:
+    engine.close_pools()  # the solo pool judges in the main process
+    engine.remove_own_pooled()
 
 
 def _schedule(sender: Any, **_: Any) -> None:

@@ -107,6 +107,9 @@ class Backend(abc.ABC):
         """Destroy orphaned sandboxes left by a crashed worker; returns how many."""
         return 0
 
+    def close(self) -> None:  # noqa: B027  (optional: most backends hold nothing)
+        """Release what the backend keeps between judgings (the docker backend's warm pool)."""
+
 
 _REGISTRY: dict[str, type[Backend]] = {}
 

@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 
 LABEL = "tensor-judge.sandbox"
 LABEL_CREATED = "tensor-judge.created"
+IMAGE_INFO_TTL_S = 60.0  # how long a backend trusts the image id it read for a tag
 SANDBOX_UID = 10001
 DEFAULT_IMAGE = "tensor-judge-sandbox:cpu"
 DEFAULT_GPU_IMAGE = "tensor-judge-sandbox:cuda"
@@ -86,6 +87,7 @@ class DockerSandbox(Sandbox):
         self._max_frame = spec.max_frame_mib * 1024 * 1024
         self._output_cap = spec.output_kib * 1024 + STDERR_SLACK_BYTES
         self._container: Any = None
+        self._pooled = False  # started ahead by the warm pool, handed out by rearm()
         self._sock: socket.socket | None = None
         self._timer: threading.Timer | None = None
         self._gpu_lock: GpuLock | None = None
@@ -192,6 +194,7 @@ class DockerSandbox(Sandbox):
         if self._timer is not None:
             self._timer.cancel()
         self._spec = spec
+        self._pooled = True
         self._timer = threading.Timer(spec.wall_time_s, self._wall_clock_kill)
         self._timer.daemon = True
         self._timer.start()
@@ -413,6 +416,7 @@ class DockerSandbox(Sandbox):
                 "tmpfs_mib": str(self._spec.tmpfs_mib),
                 "cpus": str(self._backend.cpus or "unlimited"),
                 "device": f"cuda:{self._spec.gpu_id}" if self._spec.gpu_id else "cpu",
+                "sandbox": "pooled" if self._pooled else "fresh",
             }
         )
         return env
@@ -454,6 +458,7 @@ class DockerBackend(Backend):
         self.gpu_lock_dir = gpu_lock_dir or tempfile.gettempdir()
         self.gpu_wait_s = gpu_wait_s
         self._image_env: dict[str, dict[str, str]] = {}
+        self._image_env_at: dict[str, float] = {}
         self.pool = WarmPool(self, int(pool_size), pool_max_idle_s) if pool_size else None
 
     @property
@@ -480,7 +485,11 @@ class DockerBackend(Backend):
             self.pool.close()
 
     def image_environment(self, image: str) -> dict[str, str]:
-        """Image id and digest (cached per backend: an image tag is not rebuilt under a worker)."""
+        """Image id and digest, cached for a minute (a long-lived backend sees a rebuilt tag)."""
+        now = time.monotonic()
+        if now - self._image_env_at.get(image, float("-inf")) > IMAGE_INFO_TTL_S:
+            self._image_env.pop(image, None)
+            self._image_env_at[image] = now
         if image not in self._image_env:
             info: dict[str, str] = {"image": image}
             try:

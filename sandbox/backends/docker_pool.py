@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import threading
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sandbox.backends.base import SandboxSpec
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 POOLED_LABEL = "tensor-judge.pooled"
+# The host name of the worker that started a pooled sandbox (its container's, under compose).
+OWNER_LABEL = "tensor-judge.pool-owner"
 
 
 def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int]:
@@ -121,7 +124,11 @@ class WarmPool:
             box.close()
         while template is not None and not self._closed and self.ready_count() < self.size:
             # Limited only by max idle: the wall clock re-arms at hand-out.
-            spec = replace(template, wall_time_s=self.max_idle_s + 60.0, labels={POOLED_LABEL: "1"})
+            spec = replace(
+                template,
+                wall_time_s=self.max_idle_s + 60.0,
+                labels={POOLED_LABEL: "1", OWNER_LABEL: socket.gethostname()},
+            )
             try:
                 box = DockerSandbox(self.backend, spec, self.backend.image)
             except Exception as exc:
@@ -132,3 +139,18 @@ class WarmPool:
                     box.close()
                     return
                 self._ready.append((time.monotonic(), box))
+
+
+def remove_pooled(client: Any, owner: str | None = None) -> int:
+    """Remove the pooled sandboxes ``owner`` (default: this host) started, idle or handed out:
+    what a worker does when it shuts down, after its last judging, should a pool's own close
+    not have run (a worker process killed at the end of its shutdown)."""
+    owner = owner or socket.gethostname()
+    removed = 0
+    filters = {"label": [f"{POOLED_LABEL}=1", f"{OWNER_LABEL}={owner}"]}
+    for container in client.containers.list(all=True, filters=filters):
+        with contextlib.suppress(Exception):
+            container.remove(force=True)
+            removed += 1
+    return removed
+

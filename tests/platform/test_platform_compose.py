@@ -155,6 +155,13 @@ def stack(docker_engine: None, tmp_path_factory: pytest.TempPathFactory) -> Iter
         yield running
     finally:
         running.compose("down", "-v", "--remove-orphans", timeout=180)
+    # The worker's sandboxes went with it: warm ones included (removed at its shutdown).
+    import docker
+
+    left = docker.from_env().containers.list(
+        all=True, filters={"label": "tensor-judge.pool-owner"}
+    )
+    assert not left, f"warm sandboxes left after compose down: {[c.labels for c in left]}"
 
 
 class Browser:
@@ -267,14 +274,14 @@ from judge_site.submissions.services import submission_create
 user, _ = get_user_model().objects.get_or_create(username="smoke-student")
 problem = Problem.objects.get(number=48)
 code = Path("{path}").read_text()
-sub = submission_create(user, problem, code, "submit")
+sub = submission_create(user, problem, code, "{mode}")
 deadline = time.monotonic() + 240
 while time.monotonic() < deadline:
     sub.refresh_from_db()
     if sub.status == "done":
         break
     time.sleep(1)
-print("RESULT", sub.status, sub.verdict)
+print("RESULT", sub.status, sub.verdict, sub.environment.get("sandbox"))
 """
 
 
@@ -286,5 +293,18 @@ def test_a_submission_made_on_the_site_is_judged_by_the_worker(stack: Stack) -> 
     if not accepted:
         pytest.skip("problem 48 (with a solutions/AC/ file) does not exist yet")
     path = "/app/" + str(accepted[0].relative_to(ROOT))
-    out = stack.manage("web", "shell", "-c", SUBMIT_THROUGH_THE_SITE.format(path=path))
+    out = stack.manage("web", "shell", "-c", SUBMIT_THROUGH_THE_SITE.format(path=path, mode="submit"))
     assert "RESULT done AC" in out, out[-2000:]
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_the_worker_judges_the_next_submission_in_a_sandbox_started_ahead(stack: Stack) -> None:
+    """Compose's worker keeps one sandbox warm (JUDGE_SANDBOX_POOL_SIZE=1): a judging after the
+    first finds it ready, and the verdict is the same."""
+    path = "/app/" + str(sorted(ROOT.glob("problems/048-*/solutions/AC/*.py"))[0].relative_to(ROOT))
+    script = SUBMIT_THROUGH_THE_SITE.format(path=path, mode="run")
+    first = stack.manage("web", "shell", "-c", script)
+    assert "RESULT done AC" in first, first[-2000:]
+    second = stack.manage("web", "shell", "-c", script)
+    assert "RESULT done AC pooled" in second, second[-2000:]

@@ -338,3 +338,13 @@ def test_a_crash_is_named_by_its_signal_from_a_process_and_from_a_container() ->
     assert "crashed during test t (SIGSEGV" in message(139)
     assert "killed by SIGKILL" in message(137) and "ended during" in message(137)
     assert message(3).startswith("your program ended during test t (exit status 3)")
+
+
+def test_a_fast_wrong_output_in_the_benchmark_is_always_checked(judge_toy: JudgeFn) -> None:
+    """Every call faster than the median so far is checked, so stale outputs returned at once
+    on half the calls are caught every time, not at the random rounds' mercy."""
+    for _ in range(3):
+        result = judge_toy("WA/stale_when_timed.py", Mode.SUBMIT, labels={})
+        assert result.verdict == Verdict.WA
+        bench_tests = [t for t in result.tests if t.name.startswith("benchmark")]
+        assert bench_tests and bench_tests[0].verdict == Verdict.WA, result.tests

@@ -1,0 +1,74 @@
+"""The warm pool as the site's workers use it (judge_site/submissions/engine.py): off unless a
+worker process enables it; once on, the second judging of a worker process runs in a sandbox
+started ahead (recorded as ``environment["sandbox"] == "pooled"``) with the same verdict, and
+the pool's sandboxes are gone after the worker closes its pools or shuts down."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.test import override_settings
+
+from judge_site.submissions import engine
+from sandbox.contracts import Mode, Verdict
+from sandbox.problem import load_package
+from tests.conftest import require_docker
+
+P48 = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"
+POOLED = "tensor-judge.pooled=1"
+
+
+def test_a_one_shot_process_never_pools() -> None:
+    with override_settings(JUDGE_BACKEND="docker", JUDGE_SANDBOX_POOL_SIZE=3):
+        backend = engine.backend_from_settings(requires=[])
+    assert getattr(backend, "pool", "none") is None  # enable_pool() was never called here
+
+
+@pytest.fixture
+def pooling() -> Iterator[None]:
+    require_docker()
+    with override_settings(JUDGE_BACKEND="docker", JUDGE_SANDBOX_POOL_SIZE=1):
+        engine.enable_pool(1)
+        try:
+            yield
+        finally:
+            engine.close_pools()
+            engine.remove_own_pooled()
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_the_second_judging_of_a_worker_runs_in_a_pooled_sandbox(pooling: None) -> None:
+    import docker
+
+    package = load_package(P48)
+    correct = (P48 / "solutions" / "AC" / "gather.py").read_text()
+    first = engine.judge_source(package, correct, Mode.RUN)
+    assert first.verdict == Verdict.AC, first.message
+    assert first.environment["sandbox"] == "fresh"  # a miss: the pool learns the limits
+
+    backend = engine.backend_from_settings(requires=[])
+    assert backend is engine.backend_from_settings(requires=[])  # one per image and process
+    pool = backend.pool  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 90
+    while pool.ready_count() < 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert pool.ready_count() == 1, "the pool did not start a sandbox ahead"
+
+    second = engine.judge_source(package, correct, Mode.RUN)
+    assert second.verdict == Verdict.AC, second.message
+    assert second.environment["sandbox"] == "pooled"
+    assert [t.verdict for t in second.tests] == [t.verdict for t in first.tests]
+    wrong = engine.judge_source(package, "def embed(ids, weight, pad_id):\n    return 0\n", Mode.RUN)
+    assert wrong.verdict != Verdict.AC  # a pooled sandbox is used once: no state carried over
+
+    engine.close_pools()
+    engine.remove_own_pooled()
+    client = docker.from_env()
+    deadline = time.monotonic() + 10
+    while client.containers.list(all=True, filters={"label": POOLED}) and time.monotonic() < deadline:
+        time.sleep(0.5)  # a refill in flight sees the closed pool and removes its sandbox
+    assert not client.containers.list(all=True, filters={"label": POOLED})
