@@ -48,7 +48,7 @@ from sandbox.contracts import BenchmarkResult, TestResult, Verdict, WrongKind
 from sandbox.problem import BenchShape, Call, Case, ProblemPackage
 
 if TYPE_CHECKING:
-    from sandbox.grader import Session
+    from sandbox.session import Session
 
 FLOOR_NS = 1_000  # no call through the runner is faster than a microsecond
 WARMUP_ROUNDS = 3

@@ -17,28 +17,27 @@ import logging
 import platform
 import random
 import secrets
-import signal
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
 
-from sandbox import framing, wire
-from sandbox.backends.base import (
-    Backend,
-    FrameTooLarge,
-    Sandbox,
-    SandboxDied,
-    SandboxError,
-    SandboxSpec,
-    SandboxTimeout,
-)
+from sandbox import wire
+from sandbox.backends.base import Backend, SandboxSpec
 from sandbox.compare import compare, is_memory_error
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, overall_verdict
 from sandbox.feedback import explain, for_student
 from sandbox.problem import Case, ProblemPackage
+from sandbox.session import (
+    CHANNEL_MESSAGE,
+    SLACK_S,
+    STARTUP_TIMEOUT_S,
+    Fault,
+    Session,
+    await_hello,
+    clamped,
+    well_formed,
+)
 
 if TYPE_CHECKING:
     from sandbox.bench import Series
@@ -46,142 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_SOURCE_BYTES = 512 * 1024
-STARTUP_TIMEOUT_S = 120.0  # runner start-up: interpreter + torch import
 IMPORT_TIMEOUT_S = 20.0  # importing the student's file (it may import triton)
-SLACK_S = 0.5  # added to the per-test limit for the channel round trip
-CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"
-# The JSON part of a reply is parsed whole before any node is counted, and a Python object
-# per 2 or 3 bytes of JSON ('[],') is ~20 times its size: it is bounded before parsing
-# (tensor data travels in the blob, which is not parsed).
-MAX_REPLY_JSON = 16 * 1024 * 1024
-MAX_REPLY_CONTAINERS = 2 * wire.MAX_NODES
-
-
-def check_json_part(raw: bytes) -> str:
-    """'' when a frame's JSON part may be parsed, else why not (framing's layout: header,
-    JSON length, JSON, blob)."""
-    start = framing.HEADER.size + framing.JSON_LEN.size
-    if len(raw) < start:
-        return ""  # decode_frame reports the truncation
-    (json_len,) = framing.JSON_LEN.unpack_from(raw, framing.HEADER.size)
-    if json_len > MAX_REPLY_JSON:
-        return f"a reply of {json_len} bytes of structure (the limit is {MAX_REPLY_JSON})"
-    end = start + json_len
-    if raw.count(b"[", start, end) + raw.count(b"{", start, end) > MAX_REPLY_CONTAINERS:
-        return "a reply of too many values"
-    return ""
-
-
-@dataclass
-class Fault(Exception):
-    """A verdict decided by how the sandbox behaved rather than by a comparison."""
-
-    verdict: Verdict
-    message: str
-    fatal: bool = True
-
-    def __str__(self) -> str:
-        return f"{self.verdict}: {self.message}"
-
-
-class Session:
-    """One live sandbox as the grader sees it: request/reply with faults mapped to verdicts."""
-
-    def __init__(self, box: Sandbox, limits_output_kib: int) -> None:
-        self.box = box
-        self.output_cap = limits_output_kib * 1024
-        self.printed = 0
-        self.last_round_trip_ns = 0
-
-    def request(
-        self, message: dict[str, Any], timeout_s: float, what: str = "the test", **values: Any
-    ) -> tuple[dict[str, Any], bytes]:
-        start = time.perf_counter_ns()
-        try:
-            self.box.send(wire.frame(message, **values))
-            raw = self.box.recv(timeout_s)
-        except SandboxTimeout:
-            raise Fault(Verdict.TLE, f"{what} took longer than {timeout_s - SLACK_S:g} s") from None
-        except FrameTooLarge:
-            raise Fault(Verdict.OLE, "your function returned or printed too much data") from None
-        except SandboxDied as exc:
-            raise died_fault(exc, what) from None
-        except SandboxError:
-            raise Fault(Verdict.RE, CHANNEL_MESSAGE) from None
-        self.last_round_trip_ns = time.perf_counter_ns() - start
-        too_big = check_json_part(raw)
-        if too_big:
-            raise Fault(Verdict.OLE, f"your function returned too much data: {too_big}")
-        try:
-            reply, blob = framing.decode_frame(raw)
-        except framing.FrameError:
-            raise Fault(Verdict.RE, CHANNEL_MESSAGE) from None
-        printed = reply.get("printed")
-        if type(printed) is not int:
-            raise Fault(Verdict.RE, CHANNEL_MESSAGE)
-        self.printed = max(self.printed, printed)
-        if self.printed > self.output_cap:
-            raise Fault(
-                Verdict.OLE,
-                f"your code printed {self.printed} bytes; the limit is {self.output_cap} bytes",
-            )
-        if reply.get("ok") is not True:
-            if reply.get("memory"):
-                raise Fault(Verdict.MLE, "your code ran out of memory", fatal=False)
-            error = str(reply.get("error", ""))[:500]
-            raise Fault(Verdict.RE, f"the runner failed inside your process: {error}", fatal=False)
-        return reply, blob
-
-    def value(
-        self, reply: dict[str, Any], blob: bytes, key: str, *, keep_class: bool = True
-    ) -> Any:
-        try:
-            return wire.decode(reply.get(key), blob, keep_class=keep_class)
-        except wire.WireError:
-            raise Fault(Verdict.RE, CHANNEL_MESSAGE) from None
-
-
-def died_fault(exc: SandboxDied, what: str) -> Fault:
-    info = exc.exit
-    if info is not None:
-        if info.oom_killed:
-            return Fault(Verdict.MLE, "your program was killed for using too much memory")
-        if info.output_exceeded:
-            return Fault(Verdict.OLE, "your program printed more than the output limit")
-        code = info.exit_code
-        if code in (-signal.SIGXCPU, 128 + signal.SIGXCPU):
-            return Fault(Verdict.TLE, "your program used up its CPU time")
-        if code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
-            return Fault(Verdict.OLE, "your program wrote a file larger than allowed")
-        if info.killed_by_us:
-            return Fault(Verdict.TLE, "your program ran past the sandbox's wall-clock limit")
-        name = _signal_name(code)
-        if name in ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT"):
-            return Fault(
-                Verdict.RE,
-                f"your program crashed during {what} ({name}, exit status {code}): native code "
-                "(ctypes, an extension, a tensor's raw memory) touched memory it must not",
-            )
-        how = f"killed by {name}, exit status {code}" if name else f"exit status {code}"
-        return Fault(
-            Verdict.RE,
-            f"your program ended during {what} ({how}); "
-            "a submission must not exit, kill its process or close the judge's channel",
-        )
-    return Fault(Verdict.RE, f"your program ended during {what}")
-
-
-def _signal_name(code: int | None) -> str:
-    """The signal an exit status reports (-N from a process, 128+N from a container), or ''."""
-    if code is None or code == 0:
-        return ""
-    number = -code if code < 0 else code - 128 if 128 < code < 128 + 65 else 0
-    try:
-        return signal.Signals(number).name if number else ""
-    except ValueError:
-        return ""
-
-
 def case_seed(case: Case, secret: int | None) -> int:
     """Fixed for public cases; mixed with the per-judging secret for hidden ones."""
     key = f"public:{case.name}" if case.public or secret is None else f"{secret}:{case.name}"
@@ -293,7 +157,7 @@ class _Judging:
 
     def run(self, session: Session) -> JudgeResult:
         try:
-            hello, _ = _hello(session)
+            hello, _ = await_hello(session)
         except Fault as fault:
             return self.result(Verdict.IE, f"the sandbox did not start: {fault.message}")
         for key in ("python", "torch", "triton", "device", "cpu", "cuda"):
@@ -459,58 +323,3 @@ class _Judging:
             time_ms=round(time_ms, 3),
             details=details,
         )
-
-
-def _strs(value: Any) -> bool:
-    return type(value) is list and all(type(v) is str for v in value)
-
-
-def well_formed(obs: Any) -> bool:
-    """Whether a decoded observation has the shape wire.execute_call gives it (a forged one
-    may not; it must end as RE, never as an internal error or a lucky match)."""
-    if type(obs) is not dict:
-        return False
-    if obs.get("kind") == "raise":
-        return all(type(obs.get(k)) is str for k in ("type", "message", "traceback")) and _strs(
-            obs.get("mro")
-        )
-    if obs.get("kind") == "return":
-        grads = obs.get("grads")
-        return (
-            "value" in obs
-            and _strs(obs.get("inputs_modified"))
-            and (grads is None or type(grads) is list)
-        )
-    return False
-
-
-TEXT_LIMITS = {"type": 200, "message": 2000, "traceback": 4000}
-
-
-def clamped(obs: dict[str, Any]) -> dict[str, Any]:
-    """A well-formed observation with its texts cut to what the runner would send: messages
-    built from them are stored and shown, and a forged one may hold megabytes."""
-    out = dict(obs)
-    for key, limit in TEXT_LIMITS.items():
-        if key in out:
-            out[key] = out[key][:limit]
-    if "mro" in out:
-        out["mro"] = [name[:200] for name in out["mro"][:64]]
-    if "inputs_modified" in out:
-        out["inputs_modified"] = [path[:200] for path in out["inputs_modified"][:64]]
-    return out
-
-
-def _hello(session: Session) -> tuple[dict[str, Any], bytes]:
-    """The runner speaks first: wait for its hello frame."""
-    try:
-        raw = session.box.recv(STARTUP_TIMEOUT_S)
-    except SandboxError as exc:
-        raise Fault(Verdict.IE, f"no hello from the runner: {exc}") from None
-    try:
-        msg, blob = framing.decode_frame(raw)
-    except framing.FrameError as exc:
-        raise Fault(Verdict.IE, f"bad hello: {exc}") from None
-    if msg.get("op") != "hello":
-        raise Fault(Verdict.IE, "bad hello")
-    return msg, blob

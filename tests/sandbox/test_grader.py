@@ -193,7 +193,7 @@ def test_hidden_work_on_both_sides_is_caught_by_the_clean_gaps() -> None:
 
 
 def test_a_forged_observation_is_not_well_formed() -> None:
-    from sandbox.grader import well_formed
+    from sandbox.session import well_formed
 
     good_raise = {"kind": "raise", "type": "IndexError", "mro": ["IndexError", "Exception"],
                   "message": "m", "traceback": "t"}
@@ -260,7 +260,7 @@ def test_a_reply_with_too_much_structure_is_refused_before_it_is_parsed() -> Non
     import struct
 
     from sandbox import framing
-    from sandbox.grader import MAX_REPLY_JSON, check_json_part
+    from sandbox.session import MAX_REPLY_JSON, check_json_part
 
     assert check_json_part(framing.encode_frame({"ok": True, "v": [[1], {"a": 2}]})) == ""
     huge = b"TJF1" + struct.pack(">I", 4) + struct.pack(">I", MAX_REPLY_JSON + 1)
@@ -271,7 +271,7 @@ def test_a_reply_with_too_much_structure_is_refused_before_it_is_parsed() -> Non
 
 
 def test_a_forged_observation_is_cut_to_the_runners_sizes() -> None:
-    from sandbox.grader import clamped
+    from sandbox.session import clamped
 
     obs = {"kind": "raise", "type": "E" * 10**6, "mro": ["E" * 10**6] * 1000,
            "message": "m" * 10**7, "traceback": "t" * 10**7}
@@ -325,7 +325,7 @@ def test_a_longer_gap_is_charged_to_a_slow_submission_and_rejected_for_a_fast_on
 
 def test_a_crash_is_named_by_its_signal_from_a_process_and_from_a_container() -> None:
     from sandbox.backends.base import SandboxDied, SandboxExit
-    from sandbox.grader import died_fault
+    from sandbox.session import died_fault
 
     def message(code: int) -> str:
         exit = SandboxExit(code, oom_killed=False, killed_by_us=False, output_tail="",
