@@ -176,12 +176,13 @@ if JUDGE_BACKEND == "local" and not DEBUG and not JUDGE_ALLOW_LOCAL_BACKEND:
 JUDGE_SANDBOX_IMAGE = envstr("JUDGE_SANDBOX_IMAGE", "tensor-judge-sandbox:cpu")
 JUDGE_SANDBOX_IMAGES = envlist("JUDGE_SANDBOX_IMAGES", "triton=tensor-judge-sandbox:triton")  # requirement=image, for problem.toml `requires`
 JUDGE_GPU_IDS = envlist("JUDGE_GPU_IDS", "")
-# A sandbox older than this is an orphan of a worker that died mid-judging (no judging outlives
-# the task's hard time limit); workers remove such sandboxes from their Docker engine.
 # Sandboxes each worker process keeps started ahead (docker, CPU problems): a judging then
 # skips the container start and the runner's torch import. 0 = none.
 JUDGE_SANDBOX_POOL_SIZE = envint("JUDGE_SANDBOX_POOL_SIZE", "0")
-JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 60))
+# A sandbox older than this is an orphan of a worker that died mid-judging: none lives longer
+# than a warm pool's idle time (2 minutes) plus the task's hard time limit; a minute's margin.
+# Workers remove such sandboxes from their Docker engine.
+JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 180))
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")
 JUDGE_BENCH_TARGET_REL_ERROR = envfloat("JUDGE_BENCH_TARGET_REL_ERROR", "0.05")

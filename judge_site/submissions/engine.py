@@ -189,8 +189,9 @@ def _pooled_backend(image: str, options: dict[str, object]) -> Backend:
 
 
 def reap_orphans(backend: Backend | None = None, force: bool = False) -> int:
-    """Remove sandboxes older than any judging can last (JUDGE_ORPHAN_AGE_S, by default the
-    task's hard time limit plus a minute): a worker that died mid-judging (killed at the hard
+    """Remove sandboxes older than any live one can be (JUDGE_ORPHAN_AGE_S, by default the
+    task's hard time limit plus the warm pool's idle time plus a minute, since a sandbox's age
+    counts from its start, ahead of its judging): a worker that died mid-judging (killed at the hard
     limit, out of memory, its machine restarted) left them running. Every worker sweeps its
     own Docker engine when it starts and then at most once a minute, before a judging; a
     failed sweep is logged and never stops a judging. Returns how many were removed."""

@@ -89,3 +89,16 @@ def test_a_real_orphan_is_removed_and_a_live_sandbox_kept() -> None:
                 container.remove(force=True)
             except docker.errors.NotFound:
                 pass
+
+
+def test_the_default_orphan_age_outlasts_a_warm_sandboxs_idle_time_and_a_judging() -> None:
+    """A pooled sandbox's age counts from its start, up to the pool's idle limit before its
+    judging: a sweep must never take one that a live judging holds."""
+    import inspect
+
+    from django.conf import settings
+
+    from sandbox.backends.docker import DockerBackend
+
+    idle_s = inspect.signature(DockerBackend.__init__).parameters["pool_max_idle_s"].default
+    assert settings.JUDGE_ORPHAN_AGE_S >= settings.CELERY_TASK_TIME_LIMIT + idle_s + 60
