@@ -17,19 +17,7 @@ class _Renamed(Exception):
 _Renamed.__name__ = _Renamed.__qualname__ = "ValueError"
 
 
-def embed(ids, weight, pad_id):
-    is_pad = ids == pad_id
-    bad = ~is_pad & ((ids < 0) | (ids >= weight.shape[0]))
-    if bool(bad.any()):
-        raise IndexError("id out of range")
-    rows = weight[torch.where(is_pad, torch.zeros_like(ids), ids)]
-    return torch.where(is_pad.unsqueeze(-1), torch.zeros((), dtype=weight.dtype), rows)
-
-
-def last_token_logits(hidden, weight, mask):
-    t = mask.shape[1]
-    last = t - 1 - torch.flip(mask.to(torch.int64), dims=[1]).argmax(dim=1)
-    return hidden[torch.arange(hidden.shape[0]), last] @ weight.T
+# @include correct_control
 
 
 def pad_batch(seqs, pad_id, side="right"):
