@@ -207,6 +207,22 @@ def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
 # ---------------------------------------------------------------- drafts
 
 
+def code_text_problem(code: str, what: str = "code") -> str:
+    """'' when ``code`` may be stored (a submission's or a draft's), else why not, naming it
+    ``what``: over JUDGE_MAX_CODE_BYTES, not valid Unicode (lone surrogates sent through JSON),
+    or holding a NUL character."""
+    try:
+        size = len(code.encode("utf-8"))
+    except UnicodeEncodeError:
+        return f"{what} is not valid Unicode text"
+    cap = settings.JUDGE_MAX_CODE_BYTES
+    if size > cap:
+        return f"{what} is {size} bytes; the limit is {cap} bytes"
+    if "\x00" in code:
+        return f"{what} contains a NUL character"
+    return ""
+
+
 class DraftError(Exception):
     """A draft that cannot be kept; the message says why and what to do."""
 
@@ -217,15 +233,9 @@ def draft_save(user: Any, problem: Problem, code: str) -> Draft | None:
     if not isinstance(code, str):
         raise DraftError("code: a draft is text")
     code = code.replace("\r\n", "\n")  # a browser's form encoding sends CRLF line ends
-    try:
-        size = len(code.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise DraftError("code: the draft is not valid Unicode text") from None
-    cap = settings.JUDGE_MAX_CODE_BYTES
-    if size > cap:
-        raise DraftError(f"code: the draft is {size} bytes; the limit is {cap} bytes")
-    if "\x00" in code:
-        raise DraftError("code: the draft contains a NUL character")
+    problem_text = code_text_problem(code, "the draft")
+    if problem_text:
+        raise DraftError(f"code: {problem_text}")
     if not code.strip() or code == problem.starter_code:
         draft_delete(user, problem)
         return None

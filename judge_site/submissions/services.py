@@ -22,6 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from judge_site.catalog.models import Device, Problem
+from judge_site.catalog.services import code_text_problem
 from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
 
 logger = logging.getLogger(__name__)
@@ -78,15 +79,9 @@ def submission_create(
         raise SubmissionError("problem", f"problem {problem.number} is not published", status=404)
     if not isinstance(code, str) or not code.strip():
         raise SubmissionError("code", "code is empty")
-    try:
-        size = len(code.encode("utf-8"))
-    except UnicodeEncodeError:  # lone surrogates, e.g. "\ud800" sent through JSON
-        raise SubmissionError("code", "code is not valid Unicode text") from None
-    cap = settings.JUDGE_MAX_CODE_BYTES
-    if size > cap:
-        raise SubmissionError("code", f"code is {size} bytes; the limit is {cap} bytes")
-    if "\x00" in code:
-        raise SubmissionError("code", "code contains a NUL character")
+    refused = code_text_problem(code)
+    if refused:
+        raise SubmissionError("code", refused)
 
     User = get_user_model()
     with transaction.atomic():
