@@ -56,6 +56,8 @@ class Submission(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The address it was sent from: queued judgings are capped per address across accounts.
+    client_ip = models.GenericIPAddressField(null=True, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
