@@ -8,7 +8,7 @@ unit in the field name.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 
@@ -79,6 +79,20 @@ class TestResult:
         data["wrong_kind"] = str(self.wrong_kind) if self.wrong_kind else None
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TestResult:
+        """The inverse of ``to_json`` (what the site stored); unknown keys are ignored."""
+        kind = data.get("wrong_kind")
+        return cls(
+            name=str(data["name"]),
+            public=bool(data.get("public", False)),
+            verdict=Verdict(data["verdict"]),
+            message=str(data.get("message") or ""),
+            wrong_kind=WrongKind(kind) if kind else None,
+            time_ms=data.get("time_ms"),
+            details=dict(data.get("details") or {}),
+        )
+
 
 @dataclass(frozen=True)
 class BenchmarkResult:
@@ -94,6 +108,12 @@ class BenchmarkResult:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BenchmarkResult:
+        """The inverse of ``to_json``; keys this version does not know are ignored."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{key: value for key, value in data.items() if key in known})
 
 
 @dataclass(frozen=True)
@@ -115,6 +135,19 @@ class JudgeResult:
             "message": self.message,
             "problem_version": self.problem_version,
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> JudgeResult:
+        """The inverse of ``to_json``: read a stored result back typed."""
+        bench = data.get("benchmark")
+        return cls(
+            verdict=Verdict(data["verdict"]),
+            tests=[TestResult.from_json(t) for t in data.get("tests") or []],
+            benchmark=BenchmarkResult.from_json(bench) if bench else None,
+            environment=dict(data.get("environment") or {}),
+            message=str(data.get("message") or ""),
+            problem_version=str(data.get("problem_version") or ""),
+        )
 
 
 def overall_verdict(tests: list[TestResult]) -> Verdict:
