@@ -7,11 +7,13 @@ State changes are conditional UPDATEs in services.py (queued -> running -> done)
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
 
 from judge_site.catalog.models import Problem
+from sandbox.contracts import JudgeResult
 
 
 class Status(models.TextChoices):
@@ -56,6 +58,11 @@ class Submission(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Liveness (services.submission_reap_stuck): a judging worker refreshes heartbeat_at every
+    # few seconds while it judges, so a dead worker is noticed in seconds, not at the hard time
+    # limit; queued_at is when the judging was last sent to the broker (None: at created_at).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
     # The address it was sent from: queued judgings are capped per address across accounts.
     client_ip = models.GenericIPAddressField(null=True, blank=True, db_index=True)
 
@@ -72,3 +79,28 @@ class Submission(models.Model):
     @staticmethod
     def new_token() -> uuid.UUID:
         return uuid.uuid4()
+
+    def judge_result(self) -> JudgeResult | None:
+        """The engine's result as stored, read back typed; None while not judged."""
+        if self.status != Status.DONE or not self.verdict:
+            return None
+        return JudgeResult.from_json({
+            "verdict": self.verdict, "tests": self.tests, "benchmark": self.benchmark,
+            "environment": self.environment, "message": self.message,
+            "problem_version": self.problem_version,
+        })
+
+
+def fields_from_result(result: JudgeResult, fallback_version: str = "") -> dict[str, Any]:
+    """The Submission fields that store the engine's ``result`` (its to_json, once): verdict,
+    tests, benchmark, environment, message, problem_version."""
+    data = result.to_json()
+    verdict = str(result.verdict)
+    return {
+        "verdict": verdict if verdict in VerdictChoice.values else VerdictChoice.IE,
+        "tests": data["tests"],
+        "benchmark": data["benchmark"],
+        "environment": data["environment"] or {},
+        "message": data["message"],
+        "problem_version": data["problem_version"] or fallback_version,
+    }
