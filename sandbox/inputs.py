@@ -9,6 +9,8 @@ A spec is a JSON literal (passed as is), a list or dict of specs, or a dict hold
 registered input kind (``randint``, ``randn``, ``cu_seqlens``, ``lengths_mask``; authors add
 kinds with :func:`input_kind`). One argument of each timed call is drawn late, when the time
 request arrives (:func:`late_input`), so its result cannot be computed while inputs are built.
+A kind's spec may add ``"layout"`` (:data:`LAYOUTS`) to get the same values as a
+non-contiguous view: ``"transposed"``, ``"strided"`` or ``"expanded"``.
 """
 
 from __future__ import annotations
@@ -87,11 +89,47 @@ def _lengths_mask(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
     return positions[None, :] >= (length - lengths)[:, None]
 
 
+def _transposed(value: torch.Tensor) -> torch.Tensor:
+    """The same values with the last two dimensions swapped in memory (column-major)."""
+    if value.dim() < 2:
+        raise ValueError("layout 'transposed' needs at least two dimensions")
+    return value.transpose(-1, -2).contiguous().transpose(-1, -2)
+
+
+def _strided(value: torch.Tensor) -> torch.Tensor:
+    """The same values at every other element of the last dimension, from storage offset 1."""
+    if value.dim() < 1:
+        raise ValueError("layout 'strided' needs at least one dimension")
+    wide = torch.zeros((*value.shape[:-1], 2 * value.shape[-1] + 1), dtype=value.dtype)
+    wide[..., 1::2] = value
+    return wide[..., 1::2]
+
+
+def _expanded(value: torch.Tensor) -> torch.Tensor:
+    """Index 0 of the first dimension, broadcast along it (stride 0): the values change, every
+    slice along dimension 0 is the first one."""
+    if value.dim() < 1 or value.shape[0] == 0:
+        raise ValueError("layout 'expanded' needs a non-empty first dimension")
+    return value[:1].expand(value.shape)
+
+
+LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "transposed": _transposed,
+    "strided": _strided,
+    "expanded": _expanded,
+}
+
+
 def _build(spec: Any, gen: torch.Generator) -> Any:
     if isinstance(spec, dict):
         kinds = [k for k in spec if k in INPUT_KINDS]
         if len(kinds) == 1:
-            return INPUT_KINDS[kinds[0]](spec, gen)
+            value = INPUT_KINDS[kinds[0]](spec, gen)
+            if "layout" in spec:
+                if spec["layout"] not in LAYOUTS or not isinstance(value, torch.Tensor):
+                    raise ValueError(f"unknown layout {spec['layout']!r} in input spec")
+                value = LAYOUTS[spec["layout"]](value)
+            return value
         return {k: _build(v, gen) for k, v in spec.items()}
     if isinstance(spec, list):
         return [_build(v, gen) for v in spec]
@@ -100,7 +138,7 @@ def _build(spec: Any, gen: torch.Generator) -> Any:
 
 def _to_device(value: Any, device: str) -> Any:
     if isinstance(value, torch.Tensor):
-        return value.to(device)
+        return wire.same_layout(value, device)
     if isinstance(value, list):
         return [_to_device(v, device) for v in value]
     if isinstance(value, dict):

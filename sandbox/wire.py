@@ -4,11 +4,16 @@ Imported as ``sandbox.wire`` by the trusted grader and as the top-level module `
 runner inside the sandbox, so it depends on the standard library, torch and framing only.
 
 Encoding: a value pytree becomes a JSON tree of tagged nodes plus one blob of raw bytes that
-holds every tensor's data; a tensor node carries ``{dtype, shape, offset, nbytes, cls}``. Tuples
+holds every tensor's data; a tensor node carries ``{dtype, shape, offset, nbytes, cls}``. A
+non-contiguous tensor (transposed, sliced, expanded) keeps its layout: its node adds
+``strides`` and ``storage_offset`` (in elements) and its bytes are the storage region the view
+spans, so a test can hand the student exactly the view it built (see :func:`_layout`). Tuples
 and lists stay distinct; dict keys must be strings; floats travel as ``repr`` strings so NaN and
 infinities survive exactly. Nothing is pickled. ``decode`` treats its input as hostile: every
 descriptor is checked against the blob (tensors in order and apart, so nothing decodes
-larger than the blob), the dtype against an allow-list, the depth is capped.
+larger than the blob), the dtype against an allow-list, the depth is capped; strides must
+address only the tensor's own bytes, and stride-0 views may expand the blob by at most
+``MAX_EXPANSION_BYTES`` in all.
 
 ``execute_call`` is used by the runner (student code) and by the grader (reference code), so
 both sides observe a call with the same semantics.
@@ -34,6 +39,10 @@ except ImportError:  # inside the sandbox: a top-level module beside runner.py
 
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000
+# What strided views (a stride 0 repeats an element) may add to the blob's size, in all, once
+# decoded: a small blob must not decode into a tensor that the receiver cannot afford to read.
+MAX_EXPANSION_BYTES = 64 * 1024 * 1024
+MAX_STRIDE = 1 << 48  # elements; any larger stride or offset cannot address a real blob
 
 DTYPES: dict[str, torch.dtype] = {
     "float64": torch.float64,
@@ -85,6 +94,70 @@ class WireTensor:
         return f"WireTensor({self.cls}, {DTYPE_NAMES.get(self.tensor.dtype)}, {list(self.tensor.shape)})"
 
 
+# ---------------------------------------------------------------- layouts
+
+
+def span(shape: list[int] | tuple[int, ...], strides: list[int] | tuple[int, ...]) -> int:
+    """Elements of storage a view of ``shape`` and (non-negative) ``strides`` reaches from its
+    first element: ``1 + sum((n - 1) * s)``, 0 for an empty view."""
+    if any(n == 0 for n in shape):
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+
+
+def _layout(plain: torch.Tensor, expansion_left: int) -> tuple[list[int], int, int] | None:
+    """``(strides, storage_offset, region_elements)`` when ``plain`` is a view worth carrying
+    with its layout, else None (sent contiguous, as always).
+
+    A view is carried when it is not contiguous from the start of its storage, its region holds
+    at most twice its bytes plus 4 KiB (a row picked out of a large matrix travels as the row,
+    not as the matrix), and what its repeated elements add fits ``expansion_left`` bytes."""
+    numel = plain.numel()
+    if numel == 0 or (plain.is_contiguous() and plain.storage_offset() == 0):
+        return None
+    strides = [int(s) for s in plain.stride()]
+    if any(s < 0 for s in strides):
+        return None
+    storage_offset = int(plain.storage_offset())
+    region = storage_offset + span(list(plain.shape), strides)
+    size = plain.element_size()
+    if region * size > 2 * numel * size + 4096:
+        return None
+    if max(0, numel - region) * size > expansion_left:
+        return None
+    return strides, storage_offset, region
+
+
+def _region(plain: torch.Tensor, elements: int) -> torch.Tensor:
+    """The first ``elements`` of ``plain``'s storage as a fresh contiguous 1-D tensor."""
+    return torch.as_strided(plain, (elements,), (1,), 0).clone()
+
+
+def restride(
+    region: torch.Tensor, shape: list[int] | tuple[int, ...], strides: list[int] | tuple[int, ...],
+    storage_offset: int,
+) -> torch.Tensor:
+    """A view of the 1-D ``region`` with this layout (the caller checked that it fits)."""
+    return torch.as_strided(region, tuple(shape), tuple(strides), storage_offset)
+
+
+def same_layout(tensor: torch.Tensor, device: str | torch.device | None = None) -> torch.Tensor:
+    """A copy of ``tensor`` (detached, on ``device``) with the same shape, strides and storage
+    offset: ``clone`` and ``.to`` make sliced and expanded views contiguous."""
+    plain = torch.Tensor.detach(tensor)
+    target = plain.device if device is None else torch.device(device)
+    numel = plain.numel()
+    strides = plain.stride()
+    if numel == 0 or any(s < 0 for s in strides) or (
+        plain.is_contiguous() and plain.storage_offset() == 0
+    ):
+        return torch.Tensor.clone(plain).to(target)
+    storage_offset = int(plain.storage_offset())
+    region = storage_offset + span(list(plain.shape), list(strides))
+    base = _region(plain, region).to(target)
+    return restride(base, list(plain.shape), list(strides), storage_offset)
+
+
 # ---------------------------------------------------------------- encoding
 
 
@@ -102,6 +175,7 @@ class _Encoder:
         self.chunks: list[bytes] = []
         self.size = 0
         self.sink = sink
+        self.expansion_left = MAX_EXPANSION_BYTES
 
     def tensor(self, value: torch.Tensor) -> dict[str, Any]:
         cls = _type_name(value)
@@ -119,14 +193,21 @@ class _Encoder:
         dtype = DTYPE_NAMES.get(plain.dtype)
         if dtype is None:
             return {"t": "unsupported", "type": f"tensor of {plain.dtype}"}
-        if self.sink is not None:
+        layout = _layout(plain, self.expansion_left)
+        if layout is not None:
+            region = layout[2]
+            self.expansion_left -= max(0, plain.numel() - region) * plain.element_size()
+            flat = _region(plain, region)
+        elif self.sink is not None:
             flat = plain.reshape(-1).contiguous()
+        else:
+            flat = plain.reshape(-1).clone()
+        if self.sink is not None:
             size = flat.numel() * flat.element_size()
             if size:
                 self.sink.update((ctypes.c_char * size).from_address(flat.data_ptr()))
             data = b""
         else:
-            flat = plain.reshape(-1).clone()
             data = (
                 ctypes.string_at(flat.data_ptr(), flat.numel() * flat.element_size())
                 if flat.numel()
@@ -142,6 +223,8 @@ class _Encoder:
             "nbytes": size,
             "device": str(value.device) if cls == "torch.Tensor" else "cpu",
         }
+        if layout is not None:
+            node["strides"], node["storage_offset"] = layout[0], layout[1]
         if self.sink is None:
             self.chunks.append(data)
         self.size += size
@@ -205,6 +288,7 @@ class _Decoder:
         self.device = device
         self.nodes = 0
         self.cursor = 0  # tensors lie in the blob in the order of the tree, never overlapping
+        self.expansion_left = MAX_EXPANSION_BYTES
 
     def tensor(self, node: dict[str, Any]) -> WireTensor:
         dtype = DTYPES.get(node.get("dtype"))  # type: ignore[arg-type]
@@ -220,19 +304,47 @@ class _Decoder:
             raise WireError("bad tensor descriptor")
         numel = math.prod(shape)
         itemsize = torch.empty((), dtype=dtype).element_size()
-        if numel * itemsize != nbytes or offset + nbytes > len(self.blob):
+        layout = self.layout(node, shape, numel, itemsize)
+        elements = numel if layout is None else layout[1] + span(shape, layout[0])
+        if elements * itemsize != nbytes or offset < 0 or offset + nbytes > len(self.blob):
             raise WireError("tensor descriptor does not match the data")
         if offset < self.cursor:  # overlapping regions would decode a blob many times over
             raise WireError("tensor data out of place")
         self.cursor = offset + nbytes
         if numel:
             raw = bytearray(self.blob[offset : offset + nbytes])
-            tensor = torch.frombuffer(raw, dtype=torch.uint8).view(dtype).reshape(shape)
+            tensor = torch.frombuffer(raw, dtype=torch.uint8).view(dtype)
         else:
             tensor = torch.empty(shape, dtype=dtype)
         if self.device and self.device != "cpu":
             tensor = tensor.to(self.device)
+        if layout is not None:
+            tensor = restride(tensor, shape, layout[0], layout[1])
+        elif numel:
+            tensor = tensor.reshape(shape)
         return WireTensor(tensor, cls)
+
+    def layout(
+        self, node: dict[str, Any], shape: list[int], numel: int, itemsize: int
+    ) -> tuple[list[int], int] | None:
+        """``(strides, storage_offset)`` of a strided node, checked: one stride per dimension,
+        each in ``[0, MAX_STRIDE)``, a non-empty view; the caller checks that the region they
+        span is exactly the node's bytes. Elements repeated by small strides count against
+        ``MAX_EXPANSION_BYTES`` for the whole value."""
+        if "strides" not in node and "storage_offset" not in node:
+            return None
+        strides, storage_offset = node.get("strides"), node.get("storage_offset")
+        if not isinstance(strides, list) or len(strides) != len(shape) or numel == 0:
+            raise WireError("bad tensor strides")
+        if not all(type(s) is int and 0 <= s < MAX_STRIDE for s in strides):
+            raise WireError("bad tensor strides")
+        if type(storage_offset) is not int or not 0 <= storage_offset < MAX_STRIDE:
+            raise WireError("bad tensor storage offset")
+        region = storage_offset + span(shape, strides)
+        self.expansion_left -= max(0, numel - region) * itemsize
+        if self.expansion_left < 0:
+            raise WireError("strided tensors expand to too many bytes")
+        return strides, storage_offset
 
     def node(self, node: Any, depth: int) -> Any:
         self.nodes += 1
@@ -366,7 +478,7 @@ def frame(message: dict[str, Any], **values: Any) -> bytes:
 
 def _clone(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
-        return torch.Tensor.clone(torch.Tensor.detach(value))
+        return same_layout(value)  # a test's transposed or expanded input stays that way
     if type(value) is list:
         return [_clone(v) for v in value]
     if type(value) is tuple:

@@ -278,3 +278,170 @@ def test_tensors_may_not_share_blob_bytes() -> None:
     assert len(wire.decode({"t": "list", "v": [node, second]}, bytes(16))) == 2
     tree, blob = wire.encode([torch.ones(3), {"a": torch.zeros(2, 2)}, (torch.arange(4),)])
     assert len(wire.decode(tree, blob)) == 3
+
+
+# ---------------------------------------------------------------- strided views
+
+
+def _strided_views() -> dict[str, torch.Tensor]:
+    base = torch.arange(60, dtype=torch.float32).reshape(5, 12)
+    return {
+        "transposed": base.t(),
+        "sliced": base[:, 1::2],
+        "offset_rows": base[2:],
+        "offset_corner": base[1:, 3:],
+        "expanded": torch.arange(4)[None].expand(6, 4),
+        "expanded_middle": torch.ones(3, 1, 2).expand(3, 5, 2),
+        "element_of_vector": base[2, 7],
+        "column_major_3d": torch.randn(2, 3, 4).permute(2, 0, 1),
+    }
+
+
+@pytest.mark.parametrize("name", list(_strided_views()))
+def test_it_carries_a_views_strides_and_storage_offset(name: str) -> None:
+    view = _strided_views()[name]
+    back = roundtrip(view)
+    assert isinstance(back, torch.Tensor)
+    assert torch.equal(back, view)
+    assert back.stride() == view.stride() and back.storage_offset() == view.storage_offset()
+
+
+def test_a_row_out_of_a_large_matrix_travels_as_the_row() -> None:
+    big = torch.zeros(1000, 1000)
+    tree, blob = wire.encode(big[:, 3])
+    assert len(blob) == 1000 * 4 and "strides" not in tree
+    back = roundtrip(big[:, 3])
+    assert isinstance(back, torch.Tensor) and back.is_contiguous()
+
+
+def test_contiguous_tensors_keep_their_old_descriptor() -> None:
+    tree, _ = wire.encode(torch.ones(2, 3))
+    assert "strides" not in tree and "storage_offset" not in tree
+
+
+def test_a_strided_digest_matches_its_encoding() -> None:
+    value = [_strided_views()["sliced"], _strided_views()["expanded"]]
+    key = "ab" * 16
+    tree, blob = wire.encode(value)
+    assert wire.digest(value, key) == wire.digest_encoded(tree, blob, key)
+
+
+def test_an_expanded_view_too_large_to_expand_travels_contiguous() -> None:
+    wide = torch.zeros(1, dtype=torch.uint8).expand(wire.MAX_EXPANSION_BYTES + 2)
+    tree, blob = wire.encode([torch.zeros(1, dtype=torch.uint8).expand(10), wide])
+    assert "strides" in tree["v"][0] and "strides" not in tree["v"][1]
+    assert len(blob) == 1 + wire.MAX_EXPANSION_BYTES + 2
+
+
+def _node(**changes: object) -> dict[str, object]:
+    node: dict[str, object] = {
+        "t": "tensor", "cls": "torch.Tensor", "dtype": "float32", "shape": [3, 4],
+        "offset": 0, "nbytes": 48, "strides": [1, 3], "storage_offset": 0,
+    }
+    node.update(changes)
+    return node
+
+
+def test_a_well_formed_strided_node_decodes_as_that_view() -> None:
+    blob = torch.arange(12, dtype=torch.float32).numpy().tobytes()
+    back = wire.decode(_node(), blob)
+    assert isinstance(back, torch.Tensor) and back.stride() == (1, 3)
+    assert torch.equal(back, torch.arange(12.0).reshape(4, 3).t())
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"strides": [1, 4]},  # reaches element 15 of a 12-element region
+        {"strides": [5, 1]},  # the same, row-major
+        {"strides": [1, 3], "storage_offset": 1},  # shifted past the end
+        {"strides": [1, 2]},  # spans 10 elements, the node has 12: not its own bytes
+        {"strides": [-1, 3]},
+        {"strides": [1, 2**62]},
+        {"strides": [1.0, 3]},
+        {"strides": [True, 3]},
+        {"strides": [1]},
+        {"strides": [1, 3, 1]},
+        {"strides": "1,3"},
+        {"strides": [1, 3], "storage_offset": -1},
+        {"strides": [1, 3], "storage_offset": 2**60},
+        {"strides": [1, 3], "storage_offset": None},
+        {"storage_offset": 0, "strides": None},
+        {"shape": [0, 4], "nbytes": 0},
+        {"shape": [2**40, 2**40], "strides": [0, 0], "nbytes": 4},
+        {"nbytes": 2**60},
+        {"offset": -4},
+    ],
+)
+def test_a_hostile_stride_never_reads_outside_its_bytes(changes: dict[str, object]) -> None:
+    blob = bytes(48 + 4)  # one spare element after the node's 48 bytes
+    with pytest.raises(wire.WireError):
+        wire.decode(_node(**changes), blob)
+
+
+def test_stride_zero_views_may_not_expand_a_blob_without_bound() -> None:
+    limit = wire.MAX_EXPANSION_BYTES
+    one = {"t": "tensor", "cls": "torch.Tensor", "dtype": "uint8", "shape": [limit // 2 + 2],
+           "offset": 0, "nbytes": 1, "strides": [0], "storage_offset": 0}
+    back = wire.decode(one, b"\x07")
+    assert isinstance(back, torch.Tensor) and back.shape == (limit // 2 + 2,)
+    two = {"t": "list", "v": [one, {**one, "offset": 1}]}
+    with pytest.raises(wire.WireError):
+        wire.decode(two, b"\x07\x07")
+
+
+def test_execute_call_hands_the_function_the_views_layout() -> None:
+    seen: list[tuple[tuple[int, ...], int]] = []
+
+    def fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        seen.append((x.stride(), x.storage_offset()))
+        seen.append((y.stride(), y.storage_offset()))
+        return x.sum() + y.sum()
+
+    views = _strided_views()
+    obs = wire.execute_call(fn, [views["sliced"], views["expanded"]], {})
+    assert obs["kind"] == "return" and obs["inputs_modified"] == []
+    assert seen == [((12, 2), 1), ((0, 1), 0)]
+
+
+def test_execute_call_takes_gradients_through_a_transposed_input() -> None:
+    x = torch.randn(3, 4, generator=torch.Generator().manual_seed(0)).t()
+    obs = wire.execute_call(lambda t: t * 2.0, [x], {}, grad_wrt=[0], grad_seed=3)
+    assert obs["kind"] == "return" and obs["grads"][0].shape == (4, 3)
+
+
+def test_execute_call_still_sees_in_place_writes_into_a_view() -> None:
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        x[0, 0] = 99.0
+        return x
+
+    obs = wire.execute_call(fn, [_strided_views()["sliced"]], {})
+    assert obs["inputs_modified"] == ["args[0]"]
+
+
+@pytest.mark.parametrize("layout", ["transposed", "strided"])
+def test_a_layout_keeps_the_values_of_the_plain_input(layout: str) -> None:
+    spec = {"randn": [6, 5], "dtype": "float32"}
+    plain = bench_inputs.build_inputs([spec], 7)[0]
+    view = bench_inputs.build_inputs([{**spec, "layout": layout}], 7)[0]
+    assert torch.equal(plain, view) and not view.is_contiguous()
+
+
+def test_an_expanded_layout_repeats_the_first_slice() -> None:
+    view = bench_inputs.build_inputs([{"randint": [0, 9], "shape": [4, 3], "layout": "expanded"}], 1)[0]
+    assert view.stride() == (0, 1) and torch.equal(view, view[:1].expand(4, 3))
+    tree, blob = wire.encode(view)
+    assert len(blob) == 3 * 8 and tree["strides"] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"randn": [4, 4], "layout": "diagonal"},
+        {"randn": [4], "layout": "transposed"},
+        {"randn": [0, 4], "layout": "expanded"},
+    ],
+)
+def test_a_bad_layout_is_refused(spec: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        bench_inputs.build_inputs([spec], 0)
