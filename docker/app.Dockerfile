@@ -34,6 +34,19 @@ COPY sandbox/ /app/sandbox/
 COPY kernels/ /app/kernels/
 COPY problems/ /app/problems/
 COPY judge_site/ /app/judge_site/
+# KaTeX and CodeMirror are staged on the host by scripts/build_assets (npm is not reachable
+# from inside a build). Without them the pages degrade to raw TeX and a textarea: refuse.
+RUN missing=""; \
+    for f in katex/katex.min.js katex/katex.min.css katex/auto-render.min.js \
+            codemirror/codemirror.js codemirror/codemirror.css codemirror/mode/python/python.js \
+            codemirror/addon/edit/matchbrackets.js codemirror/addon/edit/closebrackets.js; do \
+        test -s "judge_site/static/vendor/$f" || missing="$missing $f"; \
+    done; \
+    if [ -n "$missing" ]; then \
+        echo "ERROR: the web image needs KaTeX and CodeMirror, missing in judge_site/static/vendor:$missing;" \
+             "run scripts/build_assets before the build (scripts/up and scripts/build_images do)"; \
+        exit 1; \
+    fi
 # collectstatic needs settings to load; this key exists only during this build step.
 RUN DEBUG=false SECRET_KEY=collectstatic-only-not-a-runtime-key-0123456789abcdef \
         python3 manage.py collectstatic --noinput -v 0 \

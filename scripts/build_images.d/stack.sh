@@ -14,6 +14,8 @@ build_ext_stack() {
     mapfile -t worker < <(stack_requirements requirements/worker.txt)
     wheelhouse stack-web "${web[@]}"
     wheelhouse stack-worker "${worker[@]}"
+    # The web image refuses a context without KaTeX and CodeMirror (cached: instant when built).
+    "$ROOT/scripts/build_assets" >&2
     local start=$SECONDS
     log "compose stack images (offline build from $BASE_IMAGE)"
     # Interpolation needs these two set; they are not used by the build itself.
