@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "judge_site.accounts",
     "judge_site.catalog",
     "judge_site.submissions",
+    "judge_site.staff",
 ]
 
 MIDDLEWARE = [
@@ -186,6 +187,14 @@ JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 1
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")
 JUDGE_BENCH_TARGET_REL_ERROR = envfloat("JUDGE_BENCH_TARGET_REL_ERROR", "0.05")
+# Staff: uploaded packages live here, one folder per version (back it up with the database).
+JUDGE_PACKAGES_DIR = Path(envstr("JUDGE_PACKAGES_DIR", str(BASE_DIR / "media" / "packages")))
+# Rejudges and package checks run on this queue, consumed by a worker of its own (compose:
+# rejudge-worker), so they never wait in front of a student's judging on cpu/gpu.
+JUDGE_REJUDGE_QUEUE = envstr("JUDGE_REJUDGE_QUEUE", "rejudge")
+JUDGE_CHECK_QUEUE = envstr("JUDGE_CHECK_QUEUE", JUDGE_REJUDGE_QUEUE)
+# /metrics answers staff (session or API token) and "Authorization: Bearer <this>" when set.
+JUDGE_METRICS_TOKEN = envstr("JUDGE_METRICS_TOKEN", "")
 
 LOGGING = {
     "version": 1,

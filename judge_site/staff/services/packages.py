@@ -1,0 +1,277 @@
+"""Package versions: upload (validate + store + enqueue its check), the check on a worker,
+making a checked version current, publishing and unpublishing problems.
+
+An upload never touches the catalog: it becomes a ProblemVersion in its own folder under
+JUDGE_PACKAGES_DIR (``<number>/v<ordinal>/<folder>/``). Only a version whose check passed can be
+made a problem's current version, and a problem whose current version failed its check cannot be
+published.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from judge_site.catalog.models import Problem
+from judge_site.catalog.services import problem_import_zip, problem_sync
+from judge_site.staff.models import CheckStatus, ProblemVersion
+from judge_site.staff.services.audit import audit_record
+from sandbox.problem import PackageError, load_package
+
+logger = logging.getLogger(__name__)
+
+
+class StaffError(Exception):
+    """A staff action refused; the message says why, in words the author can act on."""
+
+
+def packages_dir() -> Path:
+    return Path(settings.JUDGE_PACKAGES_DIR)
+
+
+def _enqueue_check(version_id: int) -> None:
+    from judge_site.staff.tasks import check_version
+
+    check_version.apply_async((version_id,), queue=settings.JUDGE_CHECK_QUEUE)
+
+
+def package_upload(actor: Any, data: bytes, filename: str = "") -> ProblemVersion:
+    """Validate a package zip (as ``export_problem`` writes it), keep it as the next version of
+    its problem and enqueue its check. Raises StaffError, storing nothing, for a bad zip."""
+    root = packages_dir()
+    incoming = root / ".incoming" / uuid.uuid4().hex
+    try:
+        try:
+            package = problem_import_zip(data, incoming)
+        except SyntaxError as exc:  # tests.py is parsed for its public cases
+            raise PackageError(f"tests.py does not parse: line {exc.lineno}: {exc.msg}") from None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise PackageError(f"the package cannot be read: {exc}") from None
+    except PackageError as exc:
+        shutil.rmtree(incoming, ignore_errors=True)
+        message = _author_words(str(exc), incoming)
+        audit_record(actor, "package.upload_refused", filename or "zip", message=message)
+        raise StaffError(message) from None
+    clash = Problem.objects.filter(slug=package.slug).exclude(number=package.number).first()
+    if clash is not None:
+        shutil.rmtree(incoming, ignore_errors=True)
+        message = (
+            f"slug {package.slug!r} already belongs to problem {clash.number}: choose another "
+            "slug in problem.toml, or the number of that problem to upload a new version of it"
+        )
+        audit_record(actor, "package.upload_refused", filename or "zip", message=message)
+        raise StaffError(message)
+    try:
+        with transaction.atomic():
+            last = ProblemVersion.objects.filter(problem_number=package.number).aggregate(
+                n=Max("ordinal")
+            )["n"]
+            ordinal = (last or 0) + 1
+            final = root / str(package.number) / f"v{ordinal}"
+            if final.exists():  # a folder left by a failed transaction: never reuse it
+                final = root / str(package.number) / f"v{ordinal}-{uuid.uuid4().hex[:8]}"
+            final.parent.mkdir(parents=True, exist_ok=True)
+            incoming.rename(final)
+            version = ProblemVersion.objects.create(
+                problem_number=package.number,
+                ordinal=ordinal,
+                slug=package.slug,
+                title=package.title,
+                content_hash=package.version,
+                package_dir=str((final / package.folder_name).resolve()),
+                uploaded_by=actor if getattr(actor, "pk", None) else None,
+            )
+            audit_record(
+                actor, "package.upload", f"problem {package.number}",
+                version=version.label, content_hash=package.version, file=filename,
+            )
+            vid = version.pk
+            transaction.on_commit(lambda: _enqueue_check(vid))
+    except IntegrityError:
+        shutil.rmtree(incoming, ignore_errors=True)
+        raise StaffError("another upload of this problem arrived at the same time: retry") from None
+    return version
+
+
+def _author_words(message: str, incoming: Path) -> str:
+    """The import's message without the server's temporary paths, plus what to do."""
+    text = re.sub(re.escape(str(incoming)) + r"/[^/\s]*/?", "", message).replace(str(incoming), "")
+    hints = [
+        ("not a zip file", "upload the .zip that `manage.py export_problem` writes"),
+        ("unsafe path", "zip the package folder itself, with relative paths only"),
+        ("not a regular file", "remove links and special files from the package"),
+        ("exactly one package folder", "zip one folder named <number>-<slug>"),
+        ("larger than", "a package is text: remove large data files"),
+        ("unpacked size", "a package is text: remove large data files"),
+        ("missing", "a package needs problem.toml, statement.md, starter.py, solution.py "
+         "and tests.py"),
+    ]
+    for needle, hint in hints:
+        if needle in text:
+            return f"{text} ({hint})"
+    return text
+
+
+# ------------------------------------------------------------------------ the check
+
+
+_SOLUTION = re.compile(r"^solutions/(?P<tag>\w+)/(?P<file>\S+) gets (?P<verdict>\w+)$")
+_HIDDEN = re.compile(r"^solutions/(?P<tag>\w+)/(?P<file>\S+): hidden tests catch it$")
+
+
+def describe_item(name: str, ok: bool, detail: str) -> dict[str, str]:
+    """Expected and actual verdict of a check item, and (when it failed) what the author can do."""
+    actual = detail.split(" ", 1)[0] if detail else ""
+    if name.startswith("reference"):
+        return {
+            "expected": "AC", "actual": actual,
+            "advice": "" if ok else "solution.py must pass every test: fix it, or fix the test "
+            "(its expected behaviour or the tolerances in problem.toml) it fails",
+        }
+    if name == "starter fails":
+        return {
+            "expected": "not AC", "actual": actual,
+            "advice": "" if ok else "starter.py passes every test: a starter must fail (leave "
+            "the body unimplemented or deliberately incomplete)",
+        }
+    match = _SOLUTION.match(name)
+    if match:
+        tag, file = match["tag"], match["file"]
+        return {
+            "expected": tag, "actual": actual,
+            "advice": "" if ok else f"solutions/{tag}/{file} is filed under {tag} but got "
+            f"{actual or 'another verdict'}: if the file is right, add a test that gets it "
+            f"{tag}; if the verdict is right, move the file to solutions/{actual or 'VERDICT'}/",
+        }
+    match = _HIDDEN.match(name)
+    if match:
+        tag, file = match["tag"], match["file"]
+        return {
+            "expected": f"{tag} on hidden tests", "actual": actual or "caught",
+            "advice": "" if ok else f"only public tests catch solutions/{tag}/{file}: a "
+            "student tuning to the public examples would pass; add a hidden case that "
+            "catches this mistake",
+        }
+    if name == "tests.py loads":
+        return {"expected": "", "actual": "",
+                "advice": "" if ok else "tests.py raised while loading: fix it (run the "
+                "package check locally: manage.py check_problems FOLDER)"}
+    return {"expected": "", "actual": "",
+            "advice": "" if ok else f"{name.removeprefix('static: ')}: fix this in the package"}
+
+
+def _check_backend() -> Any:
+    from judge_site.submissions.engine import backend_from_settings
+
+    return backend_from_settings()
+
+
+def version_check(version_id: int) -> str:
+    """Run the package check of an uploaded version (the worker's task). Every finished item
+    is written to the row as it comes, for the page that watches it. Safe to call twice."""
+    from sandbox.check import CheckItem, check_package
+
+    claimed = ProblemVersion.objects.filter(
+        pk=version_id, check_status=CheckStatus.PENDING
+    ).update(check_status=CheckStatus.RUNNING, check_items=[], check_message="")
+    if not claimed:
+        return "skipped: not pending"
+    row = ProblemVersion.objects.filter(pk=version_id)
+    version = row.get()
+    items: list[dict[str, Any]] = []
+
+    def on_item(item: CheckItem) -> None:
+        items.append({
+            "name": item.name, "ok": item.ok, "detail": item.detail,
+            "seconds": round(item.seconds, 2), **describe_item(item.name, item.ok, item.detail),
+        })
+        row.update(check_items=list(items))
+
+    try:
+        package = load_package(version.package_dir)
+        report = check_package(package, _check_backend(), on_item=on_item)
+    except Exception as exc:  # an infrastructure fault, or a package that cannot be judged
+        logger.exception("check of %s failed", version)
+        row.update(
+            check_status=CheckStatus.FAILED, checked_at=timezone.now(),
+            check_message=f"the check could not run: {type(exc).__name__}: {exc}",
+        )
+        return "failed: error"
+    failed = [i for i in items if not i["ok"]]
+    if report.skipped:
+        status, message = CheckStatus.FAILED, f"the check could not run here: {report.skipped}"
+    elif report.ok:
+        status, message = CheckStatus.PASSED, f"all {len(items)} checks pass"
+    else:
+        status = CheckStatus.FAILED
+        message = f"{len(failed)} of {len(items)} checks fail: " + "; ".join(
+            i["advice"] or f"{i['name']}: {i['detail']}" for i in failed[:3]
+        ) + ("; ..." if len(failed) > 3 else "")
+    row.update(check_status=status, check_message=message, checked_at=timezone.now(),
+               check_items=items)
+    return f"{status}: {message}"
+
+
+# ------------------------------------------------------------------------ catalog changes
+
+
+def version_activate(actor: Any, version: ProblemVersion) -> Problem:
+    """Make a checked version its problem's current package (a new problem starts unpublished).
+    Later judgings and rejudges use it; earlier submissions keep the version that judged them."""
+    if version.check_status != CheckStatus.PASSED:
+        raise StaffError(
+            f"{version.label} of problem {version.problem_number} has not passed its check "
+            f"({version.check_status}): fix the package and upload it again"
+        )
+    with transaction.atomic():
+        try:
+            outcome = problem_sync(load_package(version.package_dir))
+        except PackageError as exc:
+            raise StaffError(str(exc)) from None
+        problem = Problem.objects.get(number=version.problem_number)
+        if outcome == "created":
+            Problem.objects.filter(pk=problem.pk).update(published=False)
+            problem.published = False
+        ProblemVersion.objects.filter(pk=version.pk).update(activated_at=timezone.now())
+        audit_record(actor, "package.activate", f"problem {problem.number}",
+                     version=version.label, content_hash=version.content_hash, sync=outcome)
+    return problem
+
+
+def current_version(problem: Problem) -> ProblemVersion | None:
+    """The uploaded version the problem now runs, or None for a package synced from disk."""
+    return (
+        ProblemVersion.objects.filter(problem_number=problem.number, content_hash=problem.version)
+        .order_by("-ordinal")
+        .first()
+    )
+
+
+def problem_set_published(actor: Any, problem: Problem, published: bool) -> bool:
+    """Publish or unpublish; refused (StaffError) to publish a version that failed its check.
+    Returns whether anything changed."""
+    if published:
+        version = current_version(problem)
+        if version is not None and version.check_status != CheckStatus.PASSED:
+            raise StaffError(
+                f"problem {problem.number} runs {version.label}, whose check "
+                f"{'failed' if version.check_status == CheckStatus.FAILED else 'has not finished'}"
+                ": upload a package that passes its check first"
+            )
+    changed = Problem.objects.filter(pk=problem.pk).exclude(published=published).update(
+        published=published
+    )
+    problem.published = published
+    if changed:
+        audit_record(actor, "problem.publish" if published else "problem.unpublish",
+                     f"problem {problem.number}")
+    return bool(changed)

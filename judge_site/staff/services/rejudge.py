@@ -1,0 +1,108 @@
+"""Rejudges: judge finished submissions again with their problem's current package.
+
+Each submission is one task on the low-priority queue JUDGE_REJUDGE_QUEUE ("rejudge"), which
+only a worker of its own consumes, so a rejudge never waits in front of a student's judging on
+``cpu``/``gpu``. A rejudge never puts a submission back to ``queued``/``running``: the student
+keeps seeing the old result until the new one is written in one UPDATE, and the one-running-
+judging-per-user rule of the student queues never waits for a rejudge.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from judge_site.catalog.models import Problem
+from judge_site.staff.models import Rejudge, RejudgeItem, RejudgeStatus
+from judge_site.staff.services.audit import audit_record
+from judge_site.submissions import services as submission_services
+from judge_site.submissions.models import Mode, Status, Submission, fields_from_result
+
+logger = logging.getLogger(__name__)
+
+
+def _enqueue_item(item_id: int) -> None:
+    from judge_site.staff.tasks import rejudge_item
+
+    rejudge_item.apply_async((item_id,), queue=settings.JUDGE_REJUDGE_QUEUE)
+
+
+def rejudge_start(actor: Any, submissions: Iterable[Submission], scope: str) -> Rejudge:
+    """Rejudge ``submissions`` (those finished; others are skipped) and enqueue one task each."""
+    with transaction.atomic():
+        rejudge = Rejudge.objects.create(
+            created_by=actor if getattr(actor, "pk", None) else None, scope=scope[:200]
+        )
+        items = RejudgeItem.objects.bulk_create(
+            RejudgeItem(
+                rejudge=rejudge, submission=sub, verdict_before=sub.verdict,
+                version_before=sub.problem_version,
+            )
+            for sub in submissions
+            if sub.status == Status.DONE
+        )
+        if not items:
+            rejudge.finished_at = timezone.now()
+            rejudge.save(update_fields=["finished_at"])
+        audit_record(actor, "rejudge.start", f"rejudge {rejudge.pk}", scope=scope,
+                     submissions=len(items))
+        ids = [item.pk for item in items]
+        transaction.on_commit(lambda: [_enqueue_item(pk) for pk in ids])
+    return rejudge
+
+
+def rejudge_submission(actor: Any, submission: Submission) -> Rejudge:
+    return rejudge_start(actor, [submission], f"submission {submission.pk}")
+
+
+def rejudge_problem(actor: Any, problem: Problem, only_accepted: bool = False) -> Rejudge:
+    """Every finished Submit of ``problem`` (or only the accepted ones)."""
+    subs = Submission.objects.filter(problem=problem, mode=Mode.SUBMIT, status=Status.DONE)
+    if only_accepted:
+        subs = subs.filter(verdict="AC")
+    scope = f"problem {problem.number}" + (" (accepted only)" if only_accepted else "")
+    return rejudge_start(actor, subs.order_by("pk"), scope)
+
+
+def rejudge_item_judge(item_id: int) -> str:
+    """Judge one rejudge item (the worker's task); safe to call twice."""
+    claimed = RejudgeItem.objects.filter(pk=item_id, status=RejudgeStatus.PENDING).update(
+        status=RejudgeStatus.RUNNING
+    )
+    if not claimed:
+        return "skipped: not pending"
+    item = RejudgeItem.objects.select_related("submission__problem").get(pk=item_id)
+    sub = item.submission
+    mine = RejudgeItem.objects.filter(pk=item_id, status=RejudgeStatus.RUNNING)
+    try:
+        package = submission_services._load_package(sub.problem.package_dir)
+        result = submission_services._judge_source(package, sub.code, sub.mode, lambda _: None)
+    except Exception as exc:  # the engine failed: the submission keeps its verdict
+        logger.exception("rejudge item %s failed", item_id)
+        mine.update(status=RejudgeStatus.FAILED, finished_at=timezone.now(),
+                    message=f"internal error: {type(exc).__name__}: {exc}"[:2000])
+        _maybe_finish(item.rejudge_id)
+        return "failed"
+    fields = fields_from_result(result, sub.problem.version)
+    with transaction.atomic():
+        Submission.objects.filter(pk=sub.pk, status=Status.DONE).update(**fields)
+        mine.update(
+            status=RejudgeStatus.DONE, finished_at=timezone.now(),
+            verdict_after=fields["verdict"], version_after=fields["problem_version"],
+            message=fields["message"][:2000],
+        )
+    _maybe_finish(item.rejudge_id)
+    return f"{item.verdict_before} -> {fields['verdict']}"
+
+
+def _maybe_finish(rejudge_id: int) -> None:
+    open_items = RejudgeItem.objects.filter(
+        rejudge_id=rejudge_id, status__in=[RejudgeStatus.PENDING, RejudgeStatus.RUNNING]
+    )
+    if not open_items.exists():
+        Rejudge.objects.filter(pk=rejudge_id, finished_at=None).update(finished_at=timezone.now())

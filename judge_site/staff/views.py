@@ -1,0 +1,210 @@
+"""Staff pages beside the admin: upload and check a package, a problem's package, rejudges,
+a submission in full, the operations dashboard and /metrics. Thin: services change state."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_POST
+
+from judge_site.accounts.models import ApiToken
+from judge_site.catalog.models import Problem
+from judge_site.catalog.services import MAX_ZIP_BYTES
+from judge_site.staff import selectors
+from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
+from judge_site.staff.services import ops
+from judge_site.staff.services.packages import (
+    StaffError,
+    current_version,
+    package_upload,
+    problem_set_published,
+    version_activate,
+)
+from judge_site.staff.services.rejudge import rejudge_problem, rejudge_submission
+from judge_site.submissions.models import Submission
+
+
+@staff_member_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    figures = ops.ops_figures()
+    return render(request, "staff/dashboard.html", {
+        "figures": figures,
+        "rejudges": Rejudge.objects.select_related("created_by")[:10],
+        "versions": ProblemVersion.objects.select_related("uploaded_by")[:10],
+    })
+
+
+@staff_member_required
+def upload(request: HttpRequest) -> HttpResponse:
+    error = ""
+    if request.method == "POST":
+        file = request.FILES.get("package")
+        try:
+            if file is None:
+                raise StaffError("choose a package zip to upload")
+            if file.size is not None and file.size > MAX_ZIP_BYTES:
+                raise StaffError(f"zip larger than {MAX_ZIP_BYTES} bytes (a package is text: "
+                                 "remove large data files)")
+            version = package_upload(request.user, file.read(), file.name or "")
+        except StaffError as exc:
+            error = str(exc)
+        else:
+            return redirect("staff:version", pk=version.pk)
+    return render(request, "staff/upload.html", {"error": error},
+                  status=400 if error else 200)
+
+
+def _version_context(version: ProblemVersion) -> dict[str, Any]:
+    problem = Problem.objects.filter(number=version.problem_number).first()
+    return {
+        "version": version,
+        "problem": problem,
+        "is_current": problem is not None and problem.version == version.content_hash,
+        "done": version.check_status in (CheckStatus.PASSED, CheckStatus.FAILED),
+    }
+
+
+@staff_member_required
+def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    version = get_object_or_404(ProblemVersion, pk=pk)
+    return render(request, "staff/version.html", _version_context(version))
+
+
+@staff_member_required
+def version_status(request: HttpRequest, pk: int) -> JsonResponse:
+    version = get_object_or_404(ProblemVersion, pk=pk)
+    context = _version_context(version)
+    html = render_to_string("staff/_check.html", context, request=request)
+    return JsonResponse({"done": context["done"], "status": version.check_status, "html": html})
+
+
+@staff_member_required
+@require_POST
+def version_use(request: HttpRequest, pk: int) -> HttpResponse:
+    version = get_object_or_404(ProblemVersion, pk=pk)
+    try:
+        problem = version_activate(request.user, version)
+    except StaffError as exc:
+        messages.error(request, str(exc))
+        return redirect("staff:version", pk=pk)
+    messages.success(request, f"problem {problem.number} now runs {version.label}")
+    return redirect("staff:problem", number=problem.number)
+
+
+@staff_member_required
+def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
+    problem = get_object_or_404(selectors.problems_with_counts(), number=number)
+    return render(request, "staff/problem.html", {
+        "problem": problem,
+        "package": selectors.package_view(problem.package_dir),
+        "current": current_version(problem),
+        "versions": selectors.versions_of(number),
+        "rejudges": Rejudge.objects.filter(scope__startswith=f"problem {number}")[:10],
+    })
+
+
+@staff_member_required
+@require_POST
+def problem_publish(request: HttpRequest, number: int) -> HttpResponse:
+    problem = get_object_or_404(Problem, number=number)
+    publish = request.POST.get("published") == "1"
+    try:
+        problem_set_published(request.user, problem, publish)
+    except StaffError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"problem {number} is {'published' if publish else 'hidden'}")
+    return redirect("staff:problem", number=number)
+
+
+@staff_member_required
+@require_POST
+def problem_rejudge(request: HttpRequest, number: int) -> HttpResponse:
+    problem = get_object_or_404(Problem, number=number)
+    rejudge = rejudge_problem(request.user, problem,
+                              only_accepted=request.POST.get("only_accepted") == "1")
+    return redirect("staff:rejudge", pk=rejudge.pk)
+
+
+def _rejudge_context(rejudge: Rejudge) -> dict[str, Any]:
+    items = list(RejudgeItem.objects.filter(rejudge=rejudge).select_related(
+        "submission__user", "submission__problem"))
+    return {
+        "rejudge": rejudge,
+        "items": items,
+        "changed": [i for i in items if i.changed],
+        "failed": [i for i in items if i.status == "failed"],
+        "finished_count": sum(i.status in ("done", "failed") for i in items),
+        "done": rejudge.finished_at is not None,
+    }
+
+
+@staff_member_required
+def rejudge_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return render(request, "staff/rejudge.html",
+                  _rejudge_context(get_object_or_404(Rejudge, pk=pk)))
+
+
+@staff_member_required
+def rejudge_status(request: HttpRequest, pk: int) -> JsonResponse:
+    context = _rejudge_context(get_object_or_404(Rejudge, pk=pk))
+    html = render_to_string("staff/_rejudge_table.html", context, request=request)
+    return JsonResponse({"done": context["done"], "html": html})
+
+
+@staff_member_required
+def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    sub = get_object_or_404(Submission.objects.select_related("user", "problem"), pk=pk)
+    result = sub.judge_result()
+    phases = {
+        "waited_s": (sub.started_at - sub.created_at).total_seconds()
+        if sub.started_at else None,
+        "judged_s": (sub.finished_at - sub.started_at).total_seconds()
+        if sub.finished_at and sub.started_at else None,
+    }
+    return render(request, "staff/submission.html", {
+        "sub": sub, "result": result, "phases": phases,
+        "version": selectors.version_label(sub),
+        "rejudged": RejudgeItem.objects.filter(submission=sub).select_related("rejudge")[:20],
+    })
+
+
+@staff_member_required
+@require_POST
+def submission_rejudge(request: HttpRequest, pk: int) -> HttpResponse:
+    rejudge = rejudge_submission(request.user, get_object_or_404(Submission, pk=pk))
+    return redirect("staff:rejudge", pk=rejudge.pk)
+
+
+def _metrics_allowed(request: HttpRequest) -> bool:
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated and user.is_staff:
+        return True
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() not in ("bearer", "token") or not token:
+        return False
+    configured = str(settings.JUDGE_METRICS_TOKEN or "")
+    if configured and hmac.compare_digest(token.encode(), configured.encode()):
+        return True
+    owner = ApiToken.objects.filter(key=token).select_related("user").first()
+    return owner is not None and owner.user.is_active and owner.user.is_staff
+
+
+def metrics(request: HttpRequest) -> HttpResponse:
+    """The operations figures in Prometheus' text format, for staff and the configured token."""
+    if not _metrics_allowed(request):
+        response = HttpResponse("staff or the metrics token only\n", status=401,
+                                content_type="text/plain; charset=utf-8")
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    return HttpResponse(ops.prometheus_text(ops.ops_figures()),
+                        content_type="text/plain; version=0.0.4; charset=utf-8")

@@ -1,0 +1,49 @@
+"""Submissions in the admin: search and filter; the full view is the staff page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.html import format_html
+
+from judge_site.staff.services.rejudge import rejudge_start
+from judge_site.submissions.models import Submission
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ["id", "user", "problem", "mode", "status", "verdict", "created_at",
+                    "attempts", "staff_page"]
+    list_filter = ["verdict", "status", "mode", "problem", "created_at"]
+    search_fields = ["=id", "user__username", "=problem__number", "problem__title"]
+    date_hierarchy = "created_at"
+    list_select_related = ["user", "problem"]
+    actions = ["rejudge"]
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # verdicts change only by judging (rejudge)
+
+    def change_view(self, request: HttpRequest, object_id: str, *args: Any,
+                    **kwargs: Any) -> HttpResponse:
+        return redirect("staff:submission", pk=int(object_id))
+
+    @admin.display(description="details")
+    def staff_page(self, obj: Submission) -> str:
+        return format_html('<a href="{}">code, tests, benchmark</a>',
+                           reverse("staff:submission", args=[obj.pk]))
+
+    @admin.action(description="Rejudge the selected submissions (low-priority queue)")
+    def rejudge(self, request: HttpRequest, queryset: QuerySet[Submission]) -> HttpResponse:
+        ids = sorted(queryset.values_list("pk", flat=True))
+        scope = f"submissions {', '.join(map(str, ids[:5]))}" + (" ..." if len(ids) > 5 else "")
+        rejudge = rejudge_start(request.user, queryset.order_by("pk"), scope)
+        return redirect("staff:rejudge", pk=rejudge.pk)
