@@ -53,3 +53,11 @@ def envfloat(name: str, default: str) -> float:
 
 def envlist(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """The variable's value, lower-cased, which must be one of ``choices``."""
+    raw = (os.environ.get(name) or default).strip().lower()
+    if raw not in choices:
+        raise ConfigError(f"{name}={raw!r} is not one of: {', '.join(choices)}")
+    return raw

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -9,7 +10,15 @@ from django.core.exceptions import ImproperlyConfigured
 
 # Every reader raises ConfigError (an ImproperlyConfigured naming the variable), which
 # manage.py, the gunicorn hook (docker/gunicorn.conf.py) and the entrypoint print as one line.
-from judge_site.env import envbool, envfloat, envint, envlist, envstr, redact_url
+from judge_site.env import (
+    envbool,
+    envchoice,
+    envfloat,
+    envint,
+    envlist,
+    envstr,
+    redact_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -34,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "axes",
     "judge_site.core",
     "judge_site.accounts",
     "judge_site.catalog",
@@ -43,6 +53,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Under /api/: JSON errors whatever answered, never cached (judge_site/core/middleware.py).
+    "judge_site.core.middleware.ApiResponseMiddleware",
+    "judge_site.core.middleware.QueryStringMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -50,6 +64,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "judge_site.urls"
@@ -65,6 +81,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "judge_site.accounts.context_processors.signup",
             ],
         },
     },
@@ -96,6 +113,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# django-axes first: it refuses a locked-out login before the password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
 # "problem_list" is the catalog's page at "/"; judge_site/core/urls.py provides a placeholder
@@ -133,6 +155,29 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if envbool("TRUST_X_FORWARDED_PROTO", "False") else None
 )
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# Behind one reverse proxy that appends the client's address to X-Forwarded-For: take that
+# (rightmost) entry as the client, for the login, sign-up and judging throttles. Never set it
+# without such a proxy: clients could then choose their own address.
+TRUST_X_FORWARDED_FOR = envbool("TRUST_X_FORWARDED_FOR", "False")
+
+# Content-Security-Policy: only the site's own scripts, styles, fonts and images (KaTeX and
+# CodeMirror are served from /static/vendor/, see scripts/build_assets); no inline code.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 # security.W021 (HSTS preload) is silenced by default: submitting a domain to the browsers'
 # preload list is a commitment the instance owner makes, not a default we can take for them.
 # Serving plain HTTP on a closed network (the compose default) means also silencing W008, W012
@@ -186,6 +231,40 @@ JUDGE_SANDBOX_POOL_SIZE = envint("JUDGE_SANDBOX_POOL_SIZE", "0")
 JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 180))
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")
+# Judgings waiting or running at once: per user, and per client address across accounts
+# (a classroom behind one NAT address shares the second; 0 = no cap).
+JUDGE_MAX_QUEUED_PER_USER = envint("JUDGE_MAX_QUEUED_PER_USER", "8")
+JUDGE_MAX_QUEUED_PER_ADDRESS = envint("JUDGE_MAX_QUEUED_PER_ADDRESS", "64")
+
+# Accounts. Sign-up: open, invite (a code from JUDGE_SIGNUP_INVITE_CODES is asked) or closed
+# (staff create accounts in the admin).
+JUDGE_SIGNUP = envchoice("JUDGE_SIGNUP", "open", ("open", "invite", "closed"))
+JUDGE_SIGNUP_INVITE_CODES = envlist("JUDGE_SIGNUP_INVITE_CODES", "")
+if JUDGE_SIGNUP == "invite" and not JUDGE_SIGNUP_INVITE_CODES:
+    raise ImproperlyConfigured(
+        "JUDGE_SIGNUP=invite needs JUDGE_SIGNUP_INVITE_CODES (one or more codes, comma-separated)"
+    )
+# At most this many accounts created from one client address per JUDGE_SIGNUP_WINDOW_MIN.
+JUDGE_SIGNUPS_PER_ADDRESS = envint("JUDGE_SIGNUPS_PER_ADDRESS", "10")
+JUDGE_SIGNUP_WINDOW_MIN = envint("JUDGE_SIGNUP_WINDOW_MIN", "60")
+# Log-in throttle (django-axes, on the site's and the admin's log-in): after this many failed
+# attempts, per account and per client address, log-ins are refused for the cool-off time,
+# even with the right password. JUDGE_LOGIN_LOCKOUT lists what is counted: "username",
+# "ip_address", or both joined by "+" (that pair only), comma-separated.
+AXES_FAILURE_LIMIT = envint("JUDGE_LOGIN_FAILURE_LIMIT", "10")
+AXES_COOLOFF_TIME = timedelta(minutes=envint("JUDGE_LOGIN_COOLOFF_MIN", "15"))
+AXES_LOCKOUT_PARAMETERS = [
+    item.split("+") if "+" in item else item
+    for item in envlist("JUDGE_LOGIN_LOCKOUT", "username,ip_address")
+]
+AXES_LOCKOUT_CALLABLE = "judge_site.accounts.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "judge_site.core.requests.client_ip"
+AXES_USERNAME_CALLABLE = "judge_site.accounts.usernames.axes_username"
+AXES_RESET_ON_SUCCESS = True
+# A lockout ends after the cool-off even while someone keeps guessing (else anyone could keep
+# a student's account locked for ever).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_HTTP_RESPONSE_CODE = 429
 JUDGE_BENCH_TARGET_REL_ERROR = envfloat("JUDGE_BENCH_TARGET_REL_ERROR", "0.05")
 # Staff: uploaded packages live here, one folder per version (back it up with the database).
 JUDGE_PACKAGES_DIR = Path(envstr("JUDGE_PACKAGES_DIR", str(BASE_DIR / "media" / "packages")))

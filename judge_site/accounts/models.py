@@ -21,3 +21,18 @@ class ApiToken(models.Model):
     @staticmethod
     def generate_key() -> str:
         return secrets.token_hex(20)
+
+
+class Registration(models.Model):
+    """How an account was created on the sign-up page: from which address, with which
+    invitation code (invite mode). Counts sign-ups per address for the sign-up throttle."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="registration"
+    )
+    client_ip = models.GenericIPAddressField(db_index=True)
+    invite_code = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} from {self.client_ip}"

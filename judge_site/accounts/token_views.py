@@ -6,10 +6,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
 
 from judge_site.accounts.models import ApiToken
 
 
+@never_cache
+@require_http_methods(["GET", "POST"])
 @login_required
 def api_token(request: HttpRequest) -> HttpResponse:
     token = ApiToken.objects.filter(user=request.user).first()

@@ -8,6 +8,7 @@ anything that is not a safe method.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.conf import settings
@@ -20,7 +21,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
+from judge_site.core import requests
 from judge_site.submissions import selectors, services
+
+# Keys are hex (ApiToken.generate_key); anything else cannot match and never reaches a query.
+_TOKEN_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def _error(message: str, status: int = 400) -> JsonResponse:
@@ -33,9 +38,10 @@ def _token_user(request: HttpRequest) -> AbstractBaseUser | None | bool:
     if not header:
         return None
     scheme, _, key = header.partition(" ")
-    if scheme.lower() != "token" or not key.strip():
+    key = key.strip()
+    if scheme.lower() != "token" or not _TOKEN_KEY.fullmatch(key):
         return False
-    token = ApiToken.objects.select_related("user").filter(key=key.strip()).first()
+    token = ApiToken.objects.select_related("user").filter(key=key).first()
     if token is None or not token.user.is_active:
         return False
     return token.user
@@ -58,12 +64,13 @@ def _authenticate(request: HttpRequest) -> AbstractBaseUser | AnonymousUser | Js
 
 
 def _problem_from(value: Any) -> Problem | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()):
-        return Problem.objects.filter(number=int(value)).first()
-    if isinstance(value, str) and value.strip():
-        return Problem.objects.filter(slug=value.strip()).first()
+    """The problem named by a number (int or ASCII digits) or a slug; None for anything else."""
+    number = requests.problem_number(value)
+    if number is not None:
+        return Problem.objects.filter(number=number).first()
+    slug = requests.problem_slug(value)
+    if slug is not None:
+        return Problem.objects.filter(slug=slug).first()
     return None
 
 
@@ -98,21 +105,31 @@ def submissions(request: HttpRequest) -> JsonResponse:
         return _error(
             f"code: the request is too large (limit {settings.JUDGE_MAX_CODE_BYTES} bytes of code)"
         )
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return _error("body: not valid JSON")
+    except RecursionError:
+        return _error("body: not valid JSON (nested too deeply)")
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an integer of 4300+ digits
+        detail = "an integer with too many digits" if "digits" in str(exc) else "not valid JSON"
+        return _error(f"body: {detail}")
     if not isinstance(body, dict):
         return _error("body: expected a JSON object")
     if "problem" not in body:
         return _error("problem: missing (a number or a slug)")
     problem = _problem_from(body["problem"])
     if problem is None or (not problem.published and not user.is_staff):
-        return _error(f"problem: no such problem {body['problem']!r}", 404 if problem else 400)
+        shown = requests.shorten(body["problem"])
+        return _error(
+            f"problem: no such problem {shown} (a number or a slug)", 404 if problem else 400
+        )
     code = body.get("code")
     if not isinstance(code, str):
         return _error("code: missing or not a string")
     mode = body.get("mode", "submit")
+    if not isinstance(mode, str):
+        return _error("mode: 'run' or 'submit'")
     try:
-        submission = services.submission_create(user, problem, code, str(mode))
+        submission = services.submission_create(
+            user, problem, code, mode, address=requests.client_ip(request)
+        )
     except services.SubmissionError as exc:
         return _error(f"{exc.field}: {exc.message}", exc.status)
     return JsonResponse({"id": submission.pk, "status": submission.status}, status=201)

@@ -64,12 +64,19 @@ def _enqueue(submission_id: int, queue: str, countdown: float = 0) -> None:
 
 
 def submission_create(
-    user: AbstractBaseUser | AnonymousUser, problem: Problem, code: str, mode: str
+    user: AbstractBaseUser | AnonymousUser,
+    problem: Problem,
+    code: str,
+    mode: str,
+    *,
+    address: str | None = None,
 ) -> Submission:
     """Validate and store a queued submission; its judging is enqueued after commit.
 
-    Raises SubmissionError naming the field (user, problem, code, mode) when refused; in that
-    case nothing is stored.
+    ``address`` is the client's (judge_site.core.requests.client_ip): judgings waiting or
+    running are capped per user (JUDGE_MAX_QUEUED_PER_USER) and per address across accounts
+    (JUDGE_MAX_QUEUED_PER_ADDRESS). Raises SubmissionError naming the field (user, problem,
+    code, mode, rate) when refused; in that case nothing is stored.
     """
     if not getattr(user, "is_authenticated", False):
         raise SubmissionError("user", "log in to run or submit", status=401)
@@ -97,13 +104,40 @@ def submission_create(
                 "wait a minute and try again",
                 status=429,
             )
+        _check_in_flight_caps(user.pk, address)
         submission = Submission.objects.create(
-            user_id=user.pk, problem=problem, mode=mode, code=code, status=Status.QUEUED
+            user_id=user.pk,
+            problem=problem,
+            mode=mode,
+            code=code,
+            status=Status.QUEUED,
+            client_ip=address,
         )
         queue = queue_for(problem)
         sid = submission.pk
         transaction.on_commit(lambda: _enqueue(sid, queue))
     return submission
+
+
+def _check_in_flight_caps(user_id: int, address: str | None) -> None:
+    """Refuse a judging beyond the caps on judgings queued or running (0: no cap)."""
+    in_flight = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
+    per_user = settings.JUDGE_MAX_QUEUED_PER_USER
+    if per_user and in_flight.filter(user_id=user_id).count() >= per_user:
+        raise SubmissionError(
+            "rate",
+            f"you already have {per_user} judgings waiting or running; "
+            "wait for one to finish and try again",
+            status=429,
+        )
+    per_address = settings.JUDGE_MAX_QUEUED_PER_ADDRESS
+    if per_address and address and in_flight.filter(client_ip=address).count() >= per_address:
+        raise SubmissionError(
+            "rate",
+            f"{per_address} judgings sent from your network address are waiting or running; "
+            "wait for them to finish and try again",
+            status=429,
+        )
 
 
 # Indirections so tests can replace the engine without importing torch-heavy modules.

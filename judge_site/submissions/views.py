@@ -7,13 +7,14 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
+from judge_site.core import requests
 from judge_site.submissions import selectors, services
 from judge_site.submissions.models import Status, VerdictChoice
 
@@ -42,6 +43,7 @@ def problem_submit(request: HttpRequest, number: int) -> HttpResponse:
             problem,
             request.POST.get("code", ""),
             request.POST.get("mode", "run"),
+            address=requests.client_ip(request),
         )
     except services.SubmissionError as exc:
         if _wants_json(request):
@@ -113,8 +115,14 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     verdict = request.GET.get("verdict", "")
     everyone = request.user.is_staff and request.GET.get("who") == "all"
     problem = None
-    if number.isdigit():
-        problem = Problem.objects.filter(number=int(number)).first()
+    if number:
+        parsed = requests.problem_number(number)
+        if parsed is None:
+            return HttpResponseBadRequest(
+                f"problem: {requests.shorten(number)} is not a problem number",
+                content_type="text/plain; charset=utf-8",
+            )
+        problem = Problem.objects.filter(number=parsed).first()
     qs = selectors.submission_history(
         request.user, problem=problem, verdict=verdict, everyone=everyone
     )

@@ -1,0 +1,41 @@
+"""The sign-up form: Django's UserCreationForm with safe usernames and, in invite mode, a code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+
+from judge_site.accounts import services, usernames
+
+
+class SignupForm(UserCreationForm):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].help_text = usernames.RULE.capitalize() + "."
+        self.fields["username"].max_length = usernames.MAX_LENGTH
+        if settings.JUDGE_SIGNUP == "invite":
+            self.fields["invite_code"] = forms.CharField(
+                label="Invitation code",
+                max_length=100,
+                help_text="Your course's code, from your instructor.",
+            )
+
+    def clean_username(self) -> str:
+        name = super().clean_username()  # None when taken (Django adds that error itself)
+        if not name:
+            return name
+        problem = usernames.username_problem(name)
+        if problem:
+            raise forms.ValidationError(problem)
+        return name
+
+    def clean_invite_code(self) -> str:
+        code = self.cleaned_data.get("invite_code", "")
+        if not services.invite_code_valid(code):
+            raise forms.ValidationError(
+                "This invitation code is not valid: check it with your instructor."
+            )
+        return code

@@ -1,0 +1,69 @@
+"""Writes on accounts: sign-up (with its throttle and invitation codes), token rotation."""
+
+from __future__ import annotations
+
+import hmac
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from judge_site.accounts.models import ApiToken, Registration
+
+
+class SignupRefused(Exception):
+    """Sign-up is not possible now; the message says why and what to do. ``status`` is the
+    HTTP status to answer with (403 closed, 429 throttled)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def invite_code_valid(code: str) -> bool:
+    """``code`` is one of JUDGE_SIGNUP_INVITE_CODES (compared in constant time)."""
+    given = code.strip().encode()
+    return any(
+        hmac.compare_digest(given, known.encode()) for known in settings.JUDGE_SIGNUP_INVITE_CODES
+    )
+
+
+def signup_check(address: str) -> None:
+    """Raise SignupRefused when sign-up is closed or ``address`` created too many accounts
+    within the window (JUDGE_SIGNUPS_PER_ADDRESS per JUDGE_SIGNUP_WINDOW_MIN; 0 = no cap)."""
+    if settings.JUDGE_SIGNUP == "closed":
+        raise SignupRefused(
+            "Sign-up is closed on this site: ask your instructor or an administrator for an "
+            "account.",
+            403,
+        )
+    limit = settings.JUDGE_SIGNUPS_PER_ADDRESS
+    window_min = settings.JUDGE_SIGNUP_WINDOW_MIN
+    since = timezone.now() - timedelta(minutes=window_min)
+    if limit and (
+        Registration.objects.filter(client_ip=address, created_at__gte=since).count() >= limit
+    ):
+        raise SignupRefused(
+            f"Too many accounts were created from your network address in the last "
+            f"{window_min} minutes: try again later, or ask your instructor for an account.",
+            429,
+        )
+
+
+def signup_record(user: AbstractBaseUser, address: str, invite_code: str = "") -> Registration:
+    return Registration.objects.create(user=user, client_ip=address, invite_code=invite_code)
+
+
+def token_rotate(user: AbstractBaseUser) -> ApiToken | None:
+    """Give the user's API token a new key (the old one stops working); None when the user
+    has none. Called when the password changes."""
+    with transaction.atomic():
+        token = ApiToken.objects.select_for_update().filter(user=user).first()
+        if token is None:
+            return None
+        token.key = ApiToken.generate_key()
+        token.save(update_fields=["key"])
+    return token
