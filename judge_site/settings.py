@@ -167,6 +167,10 @@ CONTENT_SECURITY_POLICY = {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'"],
+        # Style *attributes* only: KaTeX sets them on the SVG and MathML nodes it builds (a
+        # square root's width, a box's border). An attribute can neither run code nor load
+        # anything (images, fonts and connections stay 'self'); <style> elements stay refused.
+        "style-src-attr": ["'unsafe-inline'"],
         "img-src": ["'self'", "data:"],
         "font-src": ["'self'"],
         "connect-src": ["'self'"],
@@ -201,6 +205,36 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", "300")
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", "360")
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 240}
+# Redis or Postgres restarting never strands a judging (services.submission_judge,
+# submission_reap_stuck): workers and beat reconnect to the broker for as long as it takes, a
+# judging refreshes its heartbeat while it runs, and the reaper gives a judging whose heartbeat
+# is older than JUDGE_HEARTBEAT_STALE_S, or that waited JUDGE_REQUEUE_AFTER_S in "queued" with
+# no message in the broker, to a worker again.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A judging keeps running while Redis restarts; its verdict goes to Postgres.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 3,
+    "interval_start": 0.2,
+    "interval_step": 0.5,
+    "interval_max": 1.0,
+}
+JUDGE_HEARTBEAT_STALE_S = envint("JUDGE_HEARTBEAT_STALE_S", "30")
+JUDGE_REQUEUE_AFTER_S = envint("JUDGE_REQUEUE_AFTER_S", "45")
+JUDGE_REAP_EVERY_S = envint("JUDGE_REAP_EVERY_S", "15")
+# The reaper runs on a queue of its own, consumed by the worker embedded with celery beat
+# (compose: the beat service), so it never waits behind a queue of judgings.
+JUDGE_MAINTENANCE_QUEUE = envstr("JUDGE_MAINTENANCE_QUEUE", "maintenance")
+CELERY_TASK_ROUTES = {"submissions.reap_stuck": {"queue": JUDGE_MAINTENANCE_QUEUE}}
+CELERY_BEAT_SCHEDULE = {
+    "reap stuck submissions": {
+        "task": "submissions.reap_stuck",
+        "schedule": float(JUDGE_REAP_EVERY_S),
+        # A reaper run that waited longer than its period (no maintenance worker) is dropped.
+        "options": {"queue": JUDGE_MAINTENANCE_QUEUE, "expires": float(JUDGE_REAP_EVERY_S)},
+    }
+}
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 # Queues by resource: "cpu" (the default) and "gpu" (one worker process per GPU, -Q gpu).
 CELERY_TASK_CREATE_MISSING_QUEUES = True
@@ -222,6 +256,10 @@ if JUDGE_BACKEND == "local" and not DEBUG and not JUDGE_ALLOW_LOCAL_BACKEND:
 JUDGE_SANDBOX_IMAGE = envstr("JUDGE_SANDBOX_IMAGE", "tensor-judge-sandbox:cpu")
 JUDGE_SANDBOX_IMAGES = envlist("JUDGE_SANDBOX_IMAGES", "triton=tensor-judge-sandbox:triton")  # requirement=image, for problem.toml `requires`
 JUDGE_GPU_IDS = envlist("JUDGE_GPU_IDS", "")
+# Whether workers consume the "gpu" queue (compose: --profile gpu). Without them a GPU problem
+# whose kernels are Triton is judged by the CPU workers in Triton's interpreter, and any other
+# GPU problem is refused at submit time (services.judging_route); its page says so.
+JUDGE_GPU_ENABLED = envbool("JUDGE_GPU_ENABLED", "false")
 # Sandboxes each worker process keeps started ahead (docker, CPU problems): a judging then
 # skips the container start and the runner's torch import. 0 = none.
 JUDGE_SANDBOX_POOL_SIZE = envint("JUDGE_SANDBOX_POOL_SIZE", "0")

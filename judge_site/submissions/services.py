@@ -8,31 +8,52 @@ judging can never overwrite a newer one. Zero rows updated means someone else go
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ImproperlyConfigured
-from django.db import transaction
-from django.db.models import F
+from django.db import InterfaceError, OperationalError, connections, transaction
+from django.db.models import F, Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from judge_site.catalog.models import Device, Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
-# Infrastructure faults (a broken worker, a Docker hiccup) are retried this many times in all
-# before the submission ends as IE.
+# Infrastructure faults (a broken worker, a Docker hiccup, a worker that died) are retried this
+# many times in all before the submission ends as IE.
 MAX_ATTEMPTS = 3
 RETRY_COUNTDOWN_S = 5
-# Another judging of the same user is running: look again after this many seconds.
-BUSY_COUNTDOWN_S = 2
+# While it judges, a worker refreshes the submission's heartbeat_at this often; the reaper
+# takes a judging whose heartbeat is older than settings.JUDGE_HEARTBEAT_STALE_S as lost.
+HEARTBEAT_EVERY_S = 5.0
+# A write the judging cannot do without (the claim, the verdict) waits this long for a
+# database that went away (a restart) before the task gives up and the reaper takes over.
+DB_WAIT_S = 120.0
+
+# Transient faults of the database or the broker: waited out and retried, never a verdict.
+DB_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
+BROKER_ERRORS: tuple[type[BaseException], ...] = (
+    KombuOperationalError,
+    RedisConnectionError,
+    RedisTimeoutError,
+    ConnectionError,
+    TimeoutError,
+)
+TRANSIENT_ERRORS = DB_ERRORS + BROKER_ERRORS
 
 
 class SubmissionError(Exception):
@@ -53,14 +74,60 @@ class JudgeOutcome:
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class Route:
+    """Where a problem's judgings go on this site: a Celery queue, or None (refused, ``note``
+    says why); ``note`` also says when a GPU problem is judged on CPU instead."""
+
+    queue: str | None
+    note: str = ""
+
+
+def judging_route(problem: Problem) -> Route:
+    """The queue whose workers can judge ``problem`` now.
+
+    GPU problems go to the ``gpu`` queue when this site has GPU workers (JUDGE_GPU_ENABLED).
+    Without them, a GPU problem whose kernels are Triton (problem.toml ``requires`` triton,
+    mapped to a sandbox image in JUDGE_SANDBOX_IMAGES) is judged by the CPU workers in Triton's
+    interpreter (correctness, and a speed comparison on CPU); any other GPU problem cannot be
+    judged here and is refused at submit time, never left waiting for a worker that is not there.
+    """
+    if problem.device != Device.GPU:
+        return Route("cpu")
+    if settings.JUDGE_GPU_ENABLED:
+        return Route("gpu")
+    requires = [str(r) for r in (problem.manifest or {}).get("requires", [])]
+    mapped = {entry.partition("=")[0].strip() for entry in settings.JUDGE_SANDBOX_IMAGES}
+    if "triton" in requires and set(requires) <= mapped:
+        return Route(
+            "cpu",
+            "judged on CPU in Triton's interpreter (this site has no GPU worker): "
+            "correctness as on a GPU, times are the CPU's",
+        )
+    return Route(
+        None,
+        f"problem {problem.number} needs a GPU and this site has no GPU worker: "
+        "it cannot be judged here",
+    )
+
+
 def queue_for(problem: Problem) -> str:
-    return "gpu" if problem.device == Device.GPU else "cpu"
+    """The queue of ``problem``'s judgings ("cpu" when it cannot be judged here at all)."""
+    return judging_route(problem).queue or "cpu"
 
 
 def _enqueue(submission_id: int, queue: str, countdown: float = 0) -> None:
+    """Send the judging to the broker. A broker that is down is logged, not raised: the
+    submission is queued in the database, and the reaper sends it again (submission_reap_stuck)."""
     from judge_site.submissions.tasks import judge_submission
 
-    judge_submission.apply_async((submission_id,), queue=queue, countdown=countdown)
+    try:
+        judge_submission.apply_async((submission_id,), queue=queue, countdown=countdown)
+    except BROKER_ERRORS as exc:
+        logger.warning(
+            "submission %s: the broker is unavailable (%s: %s); the reaper will send it again",
+            submission_id, type(exc).__name__, exc,
+        )  # fmt: skip
 
 
 def submission_create(
@@ -89,6 +156,9 @@ def submission_create(
     refused = code_text_problem(code)
     if refused:
         raise SubmissionError("code", refused)
+    route = judging_route(problem)
+    if route.queue is None:  # no worker of this site could ever take it
+        raise SubmissionError("problem", route.note)
 
     User = get_user_model()
     with transaction.atomic():
@@ -154,10 +224,73 @@ def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[A
     return judge_source(package, source, EngineMode(mode), on_progress=on_progress)
 
 
+def _drop_connections() -> None:
+    """Close this thread's database connections (outside a transaction) so that the next query
+    reconnects, instead of failing again on a connection the database has closed."""
+    for conn in connections.all(initialized_only=True):
+        if not conn.in_atomic_block:
+            conn.close()
+
+
+def _db_retry(what: str, write: Callable[[], T], wait_s: float = DB_WAIT_S) -> T:
+    """``write()``, retried with backoff for up to ``wait_s`` while the database is unavailable
+    (a restart: "the database system is shutting down", connection refused); then raised."""
+    deadline = time.monotonic() + wait_s
+    delay_s = 0.5
+    while True:
+        try:
+            return write()
+        except DB_ERRORS as exc:
+            if time.monotonic() + delay_s > deadline:
+                raise
+            logger.warning(
+                "%s: the database is unavailable (%s); again in %.1f s", what, exc, delay_s
+            )
+            _drop_connections()
+            time.sleep(delay_s)
+            delay_s = min(delay_s * 2, 5.0)
+
+
+class _Heartbeat:
+    """A thread that refreshes ``heartbeat_at`` of the submission this worker judges, every
+    HEARTBEAT_EVERY_S, as long as it holds the claim (attempt token). A worker that dies stops
+    beating; the reaper then gives the judging to another worker in about
+    JUDGE_HEARTBEAT_STALE_S, not at the task's hard time limit."""
+
+    def __init__(self, submission_id: int, token: Any) -> None:
+        self._mine = Submission.objects.filter(
+            pk=submission_id, attempt_token=token, status=Status.RUNNING
+        )
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"heartbeat-{submission_id}", daemon=True
+        )
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(HEARTBEAT_EVERY_S):
+                try:
+                    if not self._mine.update(heartbeat_at=timezone.now()):
+                        return  # the claim is gone (reaped, or finished): nothing to keep alive
+                except DB_ERRORS as exc:
+                    logger.warning("heartbeat: the database is unavailable (%s)", exc)
+                    _drop_connections()
+        finally:
+            connections.close_all()  # this thread's own connections
+
+
 def _claim(submission: Submission) -> Any | None:
     """queued -> running for this worker, unless the user already has a running judging.
 
-    Returns the new attempt token, "busy" when the user has another running judging, or None
+    Returns the new attempt token, BUSY when the user has another running judging, or None
     when someone else claimed (or finished) it.
     """
     User = get_user_model()
@@ -170,12 +303,14 @@ def _claim(submission: Submission) -> Any | None:
             .exists()
         )
         if busy:
-            return "busy"
+            return BUSY
+        now = timezone.now()
         claimed = Submission.objects.filter(pk=submission.pk, status=Status.QUEUED).update(
             status=Status.RUNNING,
             attempt_token=token,
             attempts=F("attempts") + 1,
-            started_at=timezone.now(),
+            started_at=now,
+            heartbeat_at=now,
             tests=[],
             benchmark=None,
             verdict="",
@@ -184,104 +319,213 @@ def _claim(submission: Submission) -> Any | None:
     return token if claimed else None
 
 
+BUSY = "busy"
+
+
+def _hand_off(user_id: int, judged_id: int) -> None:
+    """A judging of this user ended (or went back to the queue): send their oldest queued one.
+
+    One judging per user runs at a time: another of theirs that a worker took meanwhile was
+    left queued ("busy") without a new message, and this is its message. Its own first message
+    may still be waiting too: the second to arrive finds it claimed and does nothing. A hand-off
+    lost with a dying worker is made good by the reaper."""
+    try:
+        nxt = _db_retry(
+            "hand-off",
+            lambda: (
+                Submission.objects.filter(user_id=user_id, status=Status.QUEUED)
+                .exclude(pk=judged_id)  # sent back with a countdown after an engine fault
+                .select_related("problem")
+                .order_by("created_at")
+                .first()
+            ),
+            wait_s=30,
+        )
+    except DB_ERRORS:
+        return  # the reaper sends it
+    if nxt is not None:
+        _enqueue(nxt.pk, queue_for(nxt.problem))
+
+
 def submission_judge(submission_id: int) -> JudgeOutcome:
-    """Judge one submission (called by the Celery task). Safe to call twice."""
-    submission = Submission.objects.select_related("problem").filter(pk=submission_id).first()
+    """Judge one submission (called by the Celery task). Safe to call twice, and again after
+    any fault: the claim lets one call judge, the attempt token guards every later write."""
+    submission = _db_retry(
+        f"submission {submission_id}",
+        lambda: Submission.objects.select_related("problem").filter(pk=submission_id).first(),
+    )
     if submission is None or submission.status != Status.QUEUED:
         return JudgeOutcome("skipped", "not queued")
-    token = _claim(submission)
-    if token == "busy":
-        _enqueue(submission.pk, queue_for(submission.problem), countdown=BUSY_COUNTDOWN_S)
+    token = _db_retry(f"submission {submission_id}: claim", lambda: _claim(submission))
+    if token == BUSY:
+        # No new message: the user's running judging hands off to this one when it ends.
         return JudgeOutcome("busy", "another judging of this user is running")
     if token is None:
         return JudgeOutcome("skipped", "claimed by someone else")
-    attempts = Submission.objects.values_list("attempts", flat=True).get(pk=submission.pk)
-    mine = Submission.objects.filter(pk=submission.pk, attempt_token=token, status=Status.RUNNING)
+    try:
+        with _Heartbeat(submission.pk, token):
+            return _judge_claimed(submission, token)
+    finally:
+        _hand_off(submission.user_id, submission.pk)
+
+
+def _judge_claimed(submission: Submission, token: Any) -> JudgeOutcome:
+    sid = submission.pk
+    attempts = _db_retry(
+        f"submission {sid}",
+        lambda: Submission.objects.values_list("attempts", flat=True).get(pk=sid),
+    )
+    mine = Submission.objects.filter(pk=sid, attempt_token=token, status=Status.RUNNING)
     progress: list[dict[str, Any]] = []
 
     def on_progress(test: Any) -> None:
         progress.append(test.to_json())
-        mine.update(tests=list(progress))
+        try:
+            mine.update(tests=list(progress))
+        except DB_ERRORS as exc:  # live progress is best effort; the verdict's write waits
+            logger.warning("submission %s: progress not saved (%s)", sid, exc)
+            _drop_connections()
 
     try:
         package = _load_package(submission.problem.package_dir)
     except Exception as exc:  # a broken package is ours, and retrying will not fix it
-        logger.exception("submission %s: cannot load the package", submission.pk)
-        _finish_internal(submission.pk, token, f"internal error: the problem package: {exc}")
+        logger.exception("submission %s: cannot load the package", sid)
+        _finish_internal(sid, token, f"internal error: the problem package: {exc}")
         return JudgeOutcome("failed", str(exc))
     try:
         result = _judge_source(package, submission.code, submission.mode, on_progress)
     except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
-        logger.error("submission %s: the judge is misconfigured: %s", submission.pk, exc)
-        _finish_internal(submission.pk, token, "internal error: the judge is misconfigured")
+        logger.error("submission %s: the judge is misconfigured: %s", sid, exc)
+        _finish_internal(sid, token, "internal error: the judge is misconfigured")
         return JudgeOutcome("failed", str(exc))
     except Exception as exc:
-        logger.exception("submission %s: the engine failed (attempt %s)", submission.pk, attempts)
+        logger.exception("submission %s: the engine failed (attempt %s)", sid, attempts)
         if attempts < MAX_ATTEMPTS:
-            requeued = mine.update(
-                status=Status.QUEUED, attempt_token=None, started_at=None, tests=[]
+            requeued = _db_retry(
+                f"submission {sid}: requeue",
+                lambda: mine.update(
+                    status=Status.QUEUED,
+                    attempt_token=None,
+                    started_at=None,
+                    heartbeat_at=None,
+                    queued_at=timezone.now(),
+                    tests=[],
+                ),
             )
             if requeued:
-                _enqueue(submission.pk, queue_for(submission.problem), RETRY_COUNTDOWN_S)
+                _enqueue(sid, queue_for(submission.problem), RETRY_COUNTDOWN_S * attempts)
             return JudgeOutcome("retry", str(exc))
         _finish_internal(
-            submission.pk, token, f"internal error after {attempts} attempts: {type(exc).__name__}"
+            sid, token, f"internal error after {attempts} attempts: {type(exc).__name__}"
         )
         return JudgeOutcome("failed", str(exc))
 
     data = result.to_json()
-    finished = mine.update(
-        status=Status.DONE,
-        verdict=data["verdict"] if data["verdict"] in VerdictChoice.values else VerdictChoice.IE,
-        tests=data["tests"],
-        benchmark=data["benchmark"],
-        environment=data.get("environment") or {},
-        message=data.get("message", ""),
-        problem_version=data.get("problem_version") or submission.problem.version,
-        finished_at=timezone.now(),
+    environment = dict(data.get("environment") or {})
+    note = judging_route(submission.problem).note
+    if note:
+        environment["routing"] = note
+    verdict = data["verdict"] if data["verdict"] in VerdictChoice.values else VerdictChoice.IE
+    finished = _db_retry(
+        f"submission {sid}: verdict",
+        lambda: mine.update(
+            status=Status.DONE,
+            verdict=verdict,
+            tests=data["tests"],
+            benchmark=data["benchmark"],
+            environment=environment,
+            message=data.get("message", ""),
+            problem_version=data.get("problem_version") or submission.problem.version,
+            finished_at=timezone.now(),
+        ),
     )
     if not finished:
+        logger.warning("submission %s: judged, but the claim was lost meanwhile (reaped)", sid)
         return JudgeOutcome("skipped", "lost the claim while judging (reaped?)")
+    logger.info("submission %s: judged %s (attempt %s)", sid, data["verdict"], attempts)
     return JudgeOutcome("judged", data["verdict"])
 
 
 def _finish_internal(submission_id: int, token: Any, message: str) -> int:
-    return Submission.objects.filter(
-        pk=submission_id, attempt_token=token, status=Status.RUNNING
-    ).update(
-        status=Status.DONE,
-        verdict=VerdictChoice.IE,
-        message=message,
-        finished_at=timezone.now(),
+    return _db_retry(
+        f"submission {submission_id}: IE",
+        lambda: Submission.objects.filter(
+            pk=submission_id, attempt_token=token, status=Status.RUNNING
+        ).update(
+            status=Status.DONE,
+            verdict=VerdictChoice.IE,
+            message=message,
+            finished_at=timezone.now(),
+        ),
     )
 
 
 def submission_reap_stuck(now: Any = None) -> dict[str, int]:
-    """Submissions ``running`` beyond the hard time limit: re-queue once, then IE.
+    """Find the judgings nobody is working on, and give them to a worker again.
 
-    A worker that died mid-judging leaves its submission running; its token is replaced here,
-    so if that worker ever comes back its writes touch zero rows.
+    - ``running`` whose heartbeat is older than JUDGE_HEARTBEAT_STALE_S (its worker died, or
+      lost the database for that long), or that outlived the task's hard time limit: queued
+      again with a new token, so the old worker's writes, if it ever comes back, touch zero
+      rows; after MAX_ATTEMPTS claims it ends IE with a message instead.
+    - ``queued`` for longer than JUDGE_REQUEUE_AFTER_S with no message for it in the broker
+      (lost with a failed task, a Redis restart, a dead worker): sent again.
+
+    Returns counts: requeued (running -> queued), failed (-> IE), resent (queued, sent again).
     """
     now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    requeued = failed = 0
-    stuck = Submission.objects.filter(status=Status.RUNNING, started_at__lt=cutoff).select_related(
-        "problem"
+    stale = now - timedelta(seconds=settings.JUDGE_HEARTBEAT_STALE_S)
+    too_long = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    requeued = failed = resent = 0
+    stuck = Submission.objects.filter(status=Status.RUNNING).filter(
+        Q(heartbeat_at__lt=stale)
+        | Q(heartbeat_at__isnull=True, started_at__lt=stale)
+        | Q(started_at__lt=too_long)
     )
-    for sub in stuck:
+    for sub in stuck.select_related("problem"):
         guard = Submission.objects.filter(
             pk=sub.pk, status=Status.RUNNING, attempt_token=sub.attempt_token
         )
-        if sub.attempts < 2:
-            if guard.update(status=Status.QUEUED, attempt_token=None, started_at=None, tests=[]):
+        if sub.attempts < MAX_ATTEMPTS:
+            if guard.update(
+                status=Status.QUEUED,
+                attempt_token=None,
+                started_at=None,
+                heartbeat_at=None,
+                queued_at=now,
+                tests=[],
+            ):
                 requeued += 1
-                pk, queue = sub.pk, queue_for(sub.problem)
-                transaction.on_commit(lambda pk=pk, queue=queue: _enqueue(pk, queue))
+                logger.warning("submission %s: its worker is gone; queued again", sub.pk)
+                _enqueue(sub.pk, queue_for(sub.problem))
         elif guard.update(
             status=Status.DONE,
             verdict=VerdictChoice.IE,
-            message="internal error: the judging did not finish (worker lost)",
+            message=(
+                f"internal error: the judging did not finish after {sub.attempts} attempts "
+                "(its worker was lost each time)"
+            ),
             finished_at=now,
         ):
             failed += 1
-    return {"requeued": requeued, "failed": failed}
+
+    waited = now - timedelta(seconds=settings.JUDGE_REQUEUE_AFTER_S)
+    waiting = list(
+        Submission.objects.filter(status=Status.QUEUED)
+        .filter(Q(queued_at__lt=waited) | Q(queued_at__isnull=True, created_at__lt=waited))
+        .select_related("problem")
+    )
+    if waiting:
+        from judge_site.submissions.broker import live_submission_ids
+
+        live = live_submission_ids(
+            {queue_for(sub.problem) for sub in waiting}, settings.JUDGE_REQUEUE_AFTER_S
+        )
+        for sub in waiting:
+            if live is not None and sub.pk in live:
+                continue
+            if Submission.objects.filter(
+                pk=sub.pk, status=Status.QUEUED, queued_at=sub.queued_at
+            ).update(queued_at=now):
+                resent += 1
+                _enqueue(sub.pk, queue_for(sub.problem))
+    return {"requeued": requeued, "failed": failed, "resent": resent}

@@ -15,26 +15,44 @@ from django.conf import settings
 
 from judge_site.submissions import engine, services
 
-# How often the reaper looks for submissions stuck in "running" (needs `celery beat`).
-REAP_EVERY_S = 60.0
 
-
-@shared_task(acks_late=True, name="submissions.judge_submission")
+@shared_task(
+    acks_late=True,
+    ignore_result=True,
+    name="submissions.judge_submission",
+    # A database or broker that went away (a restart) fails the task before or after the
+    # judging: it is tried again with backoff (Celery closes the database connections around
+    # every task, so the retry reconnects). What escapes every retry is found by the reaper.
+    autoretry_for=services.TRANSIENT_ERRORS,
+    retry_backoff=2,
+    retry_backoff_max=30,
+    retry_jitter=False,
+    max_retries=8,
+)
 def judge_submission(submission_id: int) -> str:
     """Judge one submission. Routed to queue "cpu" or "gpu" by the caller (services)."""
     outcome = services.submission_judge(int(submission_id))
     return f"{outcome.action}: {outcome.detail}"
 
 
-@shared_task(acks_late=True, name="submissions.reap_stuck")
+@shared_task(acks_late=True, ignore_result=True, name="submissions.reap_stuck")
 def reap_stuck() -> dict[str, int]:
+    """Every JUDGE_REAP_EVERY_S (settings.CELERY_BEAT_SCHEDULE), on the maintenance queue."""
     return services.submission_reap_stuck()
 
 
+def _judges(sender: Any) -> bool:
+    """Whether this worker consumes judging queues (not only the maintenance queue)."""
+    consumer = getattr(sender, "task_consumer", None)
+    queues = {q.name for q in getattr(consumer, "queues", None) or []}
+    return not queues or bool(queues - {settings.JUDGE_MAINTENANCE_QUEUE})
+
+
 @worker_ready.connect
-def _sweep_orphans(**_: Any) -> None:
+def _sweep_orphans(sender: Any = None, **_: Any) -> None:
     """A worker starting (perhaps after a crash) removes the sandboxes a dead worker left."""
-    engine.reap_orphans(force=True)
+    if _judges(sender):
+        engine.reap_orphans(force=True)
 
 
 @worker_process_init.connect
@@ -52,16 +70,3 @@ def _stop_pool(**_: Any) -> None:
 def _remove_pooled(**_: Any) -> None:
     engine.close_pools()  # the solo pool judges in the main process
     engine.remove_own_pooled()
-
-
-def _schedule(sender: Any, **_: Any) -> None:
-    sender.add_periodic_task(REAP_EVERY_S, reap_stuck.s(), name="reap stuck submissions")
-
-
-def _connect() -> None:
-    from judge_site.celery import app
-
-    app.on_after_finalize.connect(_schedule, weak=False)
-
-
-_connect()
