@@ -2,7 +2,8 @@
 # Entrypoint of the web and worker containers.
 #   web     wait for Postgres/Redis, migrate, ensure the admin, sync the problem catalog, gunicorn
 #   worker  wait for Postgres/Redis, then a Celery worker on $WORKER_QUEUES (default: cpu)
-#   beat    wait for Postgres/Redis, then Celery beat (periodic tasks: the stuck-judging reaper)
+#   beat    wait for Postgres/Redis, then Celery beat (periodic tasks: the stuck-judging reaper),
+#           embedded in a one-process worker of the maintenance queue that runs the reaper
 #   other   run it as a command (e.g. "python manage.py shell")
 # A wrong DATABASE_URL/REDIS_URL or a bad setting ends here with one line naming the variable.
 set -eu
@@ -34,7 +35,10 @@ worker)
     ;;
 beat)
     wait_for_services
-    exec celery -A judge_site beat --schedule /tmp/celerybeat-schedule \
+    exec celery -A judge_site worker --beat --schedule /tmp/celerybeat-schedule \
+        --queues "${JUDGE_MAINTENANCE_QUEUE:-maintenance}" \
+        --pool solo --concurrency 1 --hostname "beat@%h" \
+        --without-gossip --without-mingle \
         --loglevel "${LOG_LEVEL:-INFO}"
     ;;
 *)

@@ -10,4 +10,7 @@ RUN apt-get update \
 WORKDIR /data
 USER redis
 EXPOSE 6379
-CMD ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no", "--dir", "/data"]
+# The append-only file keeps the queue across restarts (mount a volume on /data).
+VOLUME /data
+CMD ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no", "--dir", "/data", \
+     "--appendonly", "yes", "--appendfsync", "everysec"]
