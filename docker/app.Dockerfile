@@ -51,7 +51,8 @@ RUN missing=""; \
 RUN DEBUG=false SECRET_KEY=collectstatic-only-not-a-runtime-key-0123456789abcdef \
         python3 manage.py collectstatic --noinput -v 0 \
     && python3 -m compileall -q judge_site sandbox kernels \
-    && chmod 0755 /app/docker/entrypoint.sh
+    && chmod 0755 /app/docker/entrypoint.sh \
+    && mkdir -p /app/media/packages && chown 10002:10002 /app/media/packages
 USER 10002:10002
 EXPOSE 8000
 ENTRYPOINT ["/app/docker/entrypoint.sh"]
@@ -87,7 +88,9 @@ COPY sandbox/ /app/sandbox/
 COPY kernels/ /app/kernels/
 COPY problems/ /app/problems/
 COPY judge_site/ /app/judge_site/
-RUN python3 -m compileall -q judge_site sandbox kernels && chmod 0755 /app/docker/entrypoint.sh
+# Uploaded problem packages (JUDGE_PACKAGES_DIR): a volume shared with web, owned by the app user.
+RUN python3 -m compileall -q judge_site sandbox kernels && chmod 0755 /app/docker/entrypoint.sh \
+    && mkdir -p /app/media/packages && chown 10002:10002 /app/media/packages
 USER 10002:10002
 ENTRYPOINT ["/app/docker/entrypoint.sh"]
 CMD ["worker"]
