@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
 from judge_site.submissions.models import Status, Submission
+from judge_site.submissions.services import judging_route
 
 RESUME_RECENT_MIN = 10
 
@@ -60,6 +61,8 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             "limits": limits,
             "functions": (problem.manifest or {}).get("functions", []),
             "resume": resume,
+            # Where this site judges it (a GPU problem on CPU, or not at all), said up front.
+            "judging": judging_route(problem),
             "code": selectors.draft_code(request.user, problem) or problem.starter_code,
         },
     )

@@ -206,3 +206,16 @@ def test_a_broker_that_is_down_at_submit_time_loses_nothing(alice, problem, monk
     monkeypatch.setattr(tasks.judge_submission, "apply_async", down)
     sub = services.submission_create(alice, problem, GOOD, "run")  # stored; no exception
     assert Submission.objects.get(pk=sub.pk).status == Status.QUEUED  # the reaper resends it
+
+
+def test_the_problem_page_says_where_this_site_judges_it(client, alice, settings):
+    settings.JUDGE_GPU_ENABLED = False
+    make_problem(56, slug="triton", device="gpu", manifest=TRITON)
+    make_problem(57, slug="cuda-only", device="gpu")
+    make_problem(48)
+    client.force_login(alice)
+    assert "Triton&#x27;s interpreter" in client.get("/problems/56/").content.decode()
+    assert "cannot be judged here" in client.get("/problems/57/").content.decode()
+    assert 'id="judging-note"' not in client.get("/problems/48/").content.decode()
+    settings.JUDGE_GPU_ENABLED = True
+    assert 'id="judging-note"' not in client.get("/problems/56/").content.decode()
