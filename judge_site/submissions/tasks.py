@@ -50,8 +50,12 @@ def _judges(sender: Any) -> bool:
 
 @worker_ready.connect
 def _sweep_orphans(sender: Any = None, **_: Any) -> None:
-    """A worker starting (perhaps after a crash) removes the sandboxes a dead worker left."""
+    """A worker starting (perhaps after a crash) removes the sandboxes a dead worker left: the
+    warm ones its host's previous run started (none of its own judgings has begun yet: a worker
+    restarted mid-judging leaves the sandbox of that judging here), and any old enough to be
+    an orphan of another worker."""
     if _judges(sender):
+        engine.remove_own_pooled()
         engine.reap_orphans(force=True)
 
 

@@ -1,6 +1,7 @@
 """A worker killed mid-judging (SIGKILL to its whole session, as when its machine dies): the
 submission is not lost. The reaper of stuck judgings (celery beat, submissions.reap_stuck)
-queues it again once the task's hard time limit has passed, a new worker judges it to the end,
+queues it again once the dead worker's heartbeat is JUDGE_HEARTBEAT_STALE_S old (seconds, not
+the task's hard time limit), a new worker judges it to the end,
 and the sandbox the dead worker left on the Docker engine is removed by the new worker's
 sweep (judge_site/submissions/engine.py, reap_orphans)."""
 
@@ -71,9 +72,10 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
     if docker_client is not None:
         assert orphans, "the killed worker's sandbox should still be there, orphaned"
 
-    # Beat's reaper, once the hard time limit has passed: queued again, not lost.
-    later = timezone.now() + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 61)
-    assert services.submission_reap_stuck(now=later) == {"requeued": 1, "failed": 0}
+    # Beat's reaper: not while the heartbeat is fresh; once it is stale, queued again.
+    assert services.submission_reap_stuck()["requeued"] == 0
+    later = timezone.now() + timedelta(seconds=settings.JUDGE_HEARTBEAT_STALE_S + 1)
+    assert services.submission_reap_stuck(now=later) == {"requeued": 1, "failed": 0, "resent": 0}
     assert current().status == Status.QUEUED
 
     # A new worker (orphan age 0 here, so its start-up sweep takes the dead one's sandbox).
