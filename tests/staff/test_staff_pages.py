@@ -1,0 +1,173 @@
+"""The staff pages, the admin's problems and submissions, the dashboard and /metrics."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_site.accounts.models import ApiToken
+from judge_site.staff.models import AuditEntry
+from judge_site.submissions.models import Status, Submission
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "judge_site" / "staff" / "templates"
+
+
+def _judged(user: Any, problem: Any, verdict: str = "WA", message: str = "") -> Submission:
+    return Submission.objects.create(
+        user=user, problem=problem, code="def f(): WRONG", status=Status.DONE, verdict=verdict,
+        message=message, problem_version=problem.version, finished_at=problem.created_at,
+        started_at=problem.created_at,
+        tests=[{"name": "hidden_1", "public": False, "verdict": "WA", "message": "values differ",
+                "wrong_kind": "value", "time_ms": 3.0,
+                "details": {"worst": "at [7]: expected 1.5, got 2.5"}}],
+        environment={"backend": "local", "torch": "2.13.0"},
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/staff/", "/staff/upload/", "/staff/problems/48/",
+                                 "/admin/catalog/problem/", "/admin/submissions/submission/",
+                                 "/admin/staff/auditentry/"])
+def test_staff_pages_are_for_staff_only(client: Any, alice: Any, charlie: Any, problem: Any,
+                                        url: str) -> None:
+    client.force_login(alice)
+    response = client.get(url)
+    assert response.status_code == 302 and "login" in response["Location"]
+    client.force_login(charlie)
+    charlie.is_superuser = True  # the admin's model pages also need model permissions
+    charlie.save()
+    assert client.get(url).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_submission_shows_staff_everything(client: Any, alice: Any, charlie: Any,
+                                             problem: Any) -> None:
+    sub = _judged(alice, problem)
+    client.force_login(charlie)
+    page = client.get(f"/staff/submissions/{sub.pk}/").content.decode()
+    for text in ("def f(): WRONG", "hidden_1", "expected 1.5, got 2.5", "torch", "2.13.0",
+                 "v-test-1", "waited / judged"):
+        assert text in page, text
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_problems_with_counts_and_publishes_through_the_service(
+    client: Any, alice: Any, bob: Any, charlie: Any, problem: Any
+) -> None:
+    _judged(alice, problem, "AC")
+    _judged(bob, problem, "WA")
+    charlie.is_superuser = True
+    charlie.save()
+    client.force_login(charlie)
+    page = client.get("/admin/catalog/problem/").content.decode()
+    assert re.search(r'field-solved">1<', page) and re.search(r'field-tried">2<', page)
+    response = client.post("/admin/catalog/problem/", {
+        "action": "unpublish", "_selected_action": [problem.pk]})
+    assert response.status_code == 302
+    problem.refresh_from_db()
+    assert not problem.published
+    entry = AuditEntry.objects.get()
+    assert (entry.action, entry.target, entry.actor) == ("problem.unpublish", "problem 48", charlie)
+    page = client.get("/admin/submissions/submission/?verdict__exact=AC&q=alice").content.decode()
+    assert "alice" in page and "bob" not in page
+
+
+@pytest.mark.django_db
+def test_the_staff_problem_page_publishes_and_unpublishes(client: Any, charlie: Any,
+                                                         problem: Any) -> None:
+    client.force_login(charlie)
+    client.post("/staff/problems/48/publish/", {"published": "0"})
+    problem.refresh_from_db()
+    assert not problem.published
+    client.post("/staff/problems/48/publish/", {"published": "1"})
+    problem.refresh_from_db()
+    assert problem.published
+    assert [e.action for e in AuditEntry.objects.order_by("at")] == [
+        "problem.unpublish", "problem.publish"]
+
+
+@pytest.mark.django_db
+def test_the_dashboard_shows_the_figures(client: Any, alice: Any, charlie: Any,
+                                         problem: Any) -> None:
+    _judged(alice, problem, "IE", message="internal error: the sandbox image is missing")
+    Submission.objects.create(user=alice, problem=problem, code="x")  # waiting
+    client.force_login(charlie)
+    page = client.get("/staff/").content.decode()
+    assert 'data-queue="cpu"' in page and 'data-queue="rejudge"' in page
+    assert "the sandbox image is missing" in page
+    assert "judgings waiting" in page
+
+
+@pytest.mark.django_db
+def test_metrics_answer_staff_and_the_configured_token_only(
+    client: Any, alice: Any, charlie: Any, problem: Any, settings: Any
+) -> None:
+    settings.JUDGE_METRICS_TOKEN = "s3cret-metrics-token"
+    _judged(alice, problem, "AC")
+    assert client.get("/metrics").status_code == 401
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 401
+    student_token = ApiToken.objects.create(user=alice, key=ApiToken.generate_key()).key
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {student_token}").status_code == 401
+    client.force_login(alice)
+    assert client.get("/metrics").status_code == 401
+    client.logout()
+    response = client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-metrics-token")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain; version=0.0.4")
+    text = response.content.decode()
+    assert "# TYPE judge_queue_length gauge" in text
+    assert re.search(r'^judge_queue_length\{queue="rejudge"\} \d+$', text, re.M)
+    assert re.search(r'^judge_verdicts_last_hour\{verdict="AC"\} 1$', text, re.M)
+    assert re.search(r"^judge_judgings_per_minute [0-9.e-]+$", text, re.M)
+    staff_token = ApiToken.objects.create(user=charlie, key=ApiToken.generate_key()).key
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {staff_token}").status_code == 200
+    client.force_login(charlie)
+    assert client.get("/metrics").status_code == 200
+    # Every sample line parses as Prometheus text: name{labels} value.
+    sample = re.compile(r'^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? -?[0-9.e+-]+$')
+    for line in text.splitlines():
+        assert line.startswith("# ") or sample.match(line), line
+    settings.JUDGE_METRICS_TOKEN = ""
+    client.logout()
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code == 401
+
+
+@pytest.mark.django_db
+def test_the_worker_heartbeat_counts_as_alive(settings: Any) -> None:
+    from judge_site.staff import tasks
+    from judge_site.staff.services.ops import ops_figures
+
+    class Sender:
+        hostname = f"test-heartbeat-{time.monotonic_ns()}@here"
+
+        class app:  # noqa: N801
+            class amqp:  # noqa: N801
+                class queues:  # noqa: N801
+                    consume_from = {"cpu": None}
+
+    tasks._start_heartbeat(sender=Sender)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            workers = [w for w in ops_figures().workers if w["hostname"] == Sender.hostname]
+            if workers or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert workers and workers[0]["queues"] == ["cpu"]
+    finally:
+        tasks._stop_heartbeat(sender=Sender)
+    raw = tasks._redis().get(tasks.HEARTBEAT_PREFIX + Sender.hostname)
+    assert raw is None or json.loads(raw)["hostname"] == Sender.hostname
+
+
+def test_staff_templates_carry_no_inline_script_or_style() -> None:
+    for template in TEMPLATES.rglob("*.html"):
+        text = template.read_text()
+        assert "style=" not in text, template
+        assert not re.search(r"<script(?![^>]*\bsrc=)", text), template
+        assert not re.search(r"\son[a-z]+=", text), template
