@@ -27,7 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     judge_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     judge_cmd.add_argument("--backend", default="local")
     judge_cmd.add_argument(
-        "--kernels-root", type=Path, default=None, help="folder holding kernels/ (local backend)"
+        "--kernels-root", type=Path, default=None,
+        help="folder holding kernels/, the baselines' source (default: this repository's)",
     )
     args = parser.parse_args(argv)
 
@@ -41,15 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     except (PackageError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    options: dict[str, object] = {}
-    if args.kernels_root is not None:
-        options["kernels_root"] = args.kernels_root
     try:
-        backend = get_backend(args.backend, **options)
+        backend = get_backend(args.backend)
     except (ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    result = judge(package, source, mode=Mode(args.mode), backend=backend)
+    result = judge(
+        package, source, mode=Mode(args.mode), backend=backend, kernels_root=args.kernels_root
+    )
     print(json.dumps(result.to_json()) if args.json else format_result(result))
     return 1 if result.verdict == Verdict.IE else 0
 

@@ -1,7 +1,9 @@
 """The package check: a problem package proves itself through the real judging path.
 
 ``check_package(package, backend)`` judges, with the trusted grader and the given sandbox
-backend, the reference (every test AC, and the benchmark runs), the starter (must fail), and
+backend, the reference (every test AC, and the benchmark runs; its ``from kernels.X import``
+lines expanded into the kernels source, since no sandbox image holds the kernels package),
+the starter (must fail), and
 every ``solutions/<VERDICT>/*.py`` (must get exactly VERDICT). A wrong solution must also be
 caught by the hidden tests alone: a student who passes every public test still fails. Static
 checks: public cases exist, each has a note and is named in statement.md, tolerances are sane,
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sandbox.contracts import JudgeResult, Mode, Verdict
-from sandbox.problem import Case, PackageError, ProblemPackage
+from sandbox.problem import Case, PackageError, ProblemPackage, inline_kernels, kernels_module_path
 
 if TYPE_CHECKING:
     from sandbox.backends.base import Backend
@@ -130,18 +132,13 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
         for shape in package.benchmark.shapes:
             baseline = shape.baseline or package.benchmark.baseline
             module, _, attr = baseline.partition(":")
+            # Read, not imported: the baseline may need a module only its sandbox image has
+            # (triton); it is loaded there, as source, by the benchmark.
             try:
-                if not module.startswith("kernels.") or not callable(
-                    getattr(importlib.import_module(module), attr, None)
-                ):
+                if not _defines(kernels_module_path(module), attr):
                     problems.append(f"{shape.name}: baseline {baseline!r} not found")
-            except ImportError as exc:
-                if getattr(exc, "name", None) not in package.manifest.get("requires", []):
-                    problems.append(f"{shape.name}: {exc}")
-                elif not _defines(module, attr):
-                    # The baseline needs a module only the sandbox image has (triton): it is
-                    # imported there, by the reference's benchmark; here only read.
-                    problems.append(f"{shape.name}: baseline {baseline!r} not found")
+            except PackageError as exc:
+                problems.append(f"{shape.name}: {exc}")
             if shape.fn not in package.functions:
                 problems.append(f"{shape.name}: fn {shape.fn!r} is not a declared function")
             try:
@@ -157,15 +154,9 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
         report.add("static: benchmark baselines and inputs resolve", not problems, "; ".join(problems))
 
 
-def _defines(module: str, attr: str) -> bool:
-    """Whether ``module``'s source (found, not imported) defines ``attr`` at its top level."""
-    try:
-        spec = importlib.util.find_spec(module)
-    except ImportError:
-        return False
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        return False
-    tree = ast.parse(Path(spec.origin).read_text(), filename=spec.origin)
+def _defines(path: Path, attr: str) -> bool:
+    """Whether the module at ``path`` (read, not imported) defines ``attr`` at its top level."""
+    tree = ast.parse(path.read_text(), filename=str(path))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == attr:
             return True
@@ -263,10 +254,12 @@ def check_package(
     no_bench = dataclasses.replace(package, benchmark=None)
     hidden_only = _hidden_only(package)
 
-    def run(pkg: ProblemPackage, file: Path) -> tuple[JudgeResult, float]:
+    def run(pkg: ProblemPackage, file: Path, trusted: bool = False) -> tuple[JudgeResult, float]:
         started = time.monotonic()
-        result = judge(pkg, file.read_text(), mode=Mode.SUBMIT, backend=backend,
-                       secret_seed=secret_seed)
+        source = file.read_text()
+        if trusted:  # the package's own reference: its kernels imports become their source
+            source = inline_kernels(source, filename=str(file))
+        result = judge(pkg, source, mode=Mode.SUBMIT, backend=backend, secret_seed=secret_seed)
         return result, time.monotonic() - started
 
     ref_pkg = no_bench
@@ -275,7 +268,11 @@ def check_package(
         ref_pkg = dataclasses.replace(
             package, benchmark=dataclasses.replace(package.benchmark, max_time_s=capped)
         )
-    result, took = run(ref_pkg, package.path / "solution.py")
+    try:
+        result, took = run(ref_pkg, package.path / "solution.py", trusted=True)
+    except (PackageError, SyntaxError) as exc:
+        add("reference (solution.py) is AC", False, f"cannot expand its kernels imports: {exc}")
+        return report
     detail = _summary(result)
     ok = result.verdict == Verdict.AC
     if ok and ref_pkg.benchmark is not None:

@@ -94,6 +94,19 @@ class TestResult:
         )
 
 
+class Trust(enum.StrEnum):
+    """How far the grader believes a benchmark's times (sandbox/bench/trust.py)."""
+
+    VERIFIED = "verified"  # every check held: the times are the sandboxes' own
+    CHARGED = "charged"  # believed, with time spent outside the clock added to the submission's
+    REJECTED = "rejected"  # not believed: the submission's time is the grader's own round trip
+
+    @classmethod
+    def worst(cls, values: list[Trust]) -> Trust:
+        order = [cls.VERIFIED, cls.CHARGED, cls.REJECTED]
+        return max(values, key=order.index, default=cls.VERIFIED)
+
+
 @dataclass(frozen=True)
 class BenchmarkResult:
     speedup: float  # baseline_ms / submission_ms; > 1 means faster than the baseline
@@ -103,11 +116,22 @@ class BenchmarkResult:
     baseline_spread: float = 0.0
     repetitions: int = 0
     shape: str = ""  # which benchmark shape (name)
-    verified: bool = True  # timed outputs re-checked and times cross-checked by the grader
-    note: str = ""
+    trust: Trust = Trust.VERIFIED
+    rule: str = ""  # the trust rule(s) that charged or rejected the timing, by name
+    note: str = ""  # why, in words (and per-shape figures when several shapes are combined)
+
+    @property
+    def verified(self) -> bool:
+        """Timed outputs re-checked and times believed (charged included): the old flag."""
+        return self.trust != Trust.REJECTED
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """Every field, ``trust`` as its value, and the derived ``verified`` flag (kept for
+        readers of the JSON from before ``trust``)."""
+        data = asdict(self)
+        data["trust"] = str(self.trust)
+        data["verified"] = self.verified
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BenchmarkResult:

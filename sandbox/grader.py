@@ -8,26 +8,33 @@ death, output flood, a corrupted channel) the remaining tests are skipped (SK).
 
 Seeds: a public case's inputs come from a fixed seed derived from its name (so the statement's
 examples match); a hidden case's seed mixes in a secret drawn per judging.
+
+A Submit with a benchmark has a second sandbox: the baseline's own (same backend, same spec),
+started beside the student's and loaded with the trusted kernels source of the baselines
+(sandbox/problem.py, ``baseline_file``). Nothing of a solution ever enters the student's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import platform
-import random
 import secrets
+import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from types import TracebackType
+from typing import Any
 
 import torch
 
 from sandbox import wire
-from sandbox.backends.base import Backend, SandboxSpec
+from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.compare import compare, is_memory_error
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, overall_verdict
 from sandbox.feedback import explain, for_student
-from sandbox.problem import Case, ProblemPackage
+from sandbox.problem import Case, PackageError, ProblemPackage, baseline_file
 from sandbox.session import (
     CHANNEL_MESSAGE,
     SLACK_S,
@@ -38,9 +45,6 @@ from sandbox.session import (
     clamped,
     well_formed,
 )
-
-if TYPE_CHECKING:
-    from sandbox.bench import Series
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +73,12 @@ def judge(
     on_progress: Callable[[TestResult], None] | None = None,
     gpu_id: str | None = None,
     labels: dict[str, str] | None = None,
+    kernels_root: Path | None = None,
 ) -> JudgeResult:
     """Judge ``source`` against ``package``: public tests for Run; all tests, then the
     benchmark when every test passed, for Submit. Never raises for the student's faults;
-    our own faults give an IE result."""
+    our own faults give an IE result. ``kernels_root``: the folder whose ``kernels/`` holds
+    the baselines' source (default: this repository's)."""
     env: dict[str, Any] = {"backend": backend.name, **grader_environment()}
     if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
         return JudgeResult(
@@ -106,6 +112,17 @@ def judge(
         gpu_id=gpu_id,
         labels=labels or {},
     )
+    baseline: tuple[str, dict[str, str]] | None = None
+    if mode == Mode.SUBMIT and package.benchmark and package.benchmark.shapes:
+        bench = package.benchmark
+        try:
+            baseline = baseline_file(
+                sorted({s.baseline or bench.baseline for s in bench.shapes}), kernels_root
+            )
+        except (PackageError, OSError, SyntaxError) as exc:
+            return JudgeResult(
+                Verdict.IE, [], None, env, f"baseline kernel failed to load: {exc}", package.version
+            )
     judging = _Judging(package, source, selected, reference, secret, mode, on_progress, env)
     try:
         box = backend.start(spec)
@@ -114,10 +131,12 @@ def judge(
         return JudgeResult(
             Verdict.IE, [], None, env, f"sandbox failed to start: {exc}", package.version
         )
+    sibling_spec = dataclasses.replace(spec, gpu_lock_held=spec.gpu_id is not None)
     try:
-        with box:
+        with box, _BaselineBox(backend, sibling_spec if baseline else None) as sibling:
             env.update(box.environment)
-            return judging.run(Session(box, limits.output_kib))
+            judging.baseline = baseline
+            return judging.run(Session(box, limits.output_kib), sibling)
     except Exception as exc:
         log.exception("internal error while judging")
         return JudgeResult(
@@ -141,6 +160,7 @@ class _Judging:
         self.secret, self.mode, self.on_progress, self.env = secret, mode, on_progress, env
         self.results: list[TestResult] = []
         self.device = "cpu"
+        self.baseline: tuple[str, dict[str, str]] | None = None  # file, names of the baselines
 
     def result(self, verdict: Verdict, message: str = "") -> JudgeResult:
         return JudgeResult(verdict, self.results, None, self.env, message, self.package.version)
@@ -155,7 +175,7 @@ class _Judging:
         for case in self.cases[start:]:
             self.report(TestResult(case.name, case.public, Verdict.SK, why))
 
-    def run(self, session: Session) -> JudgeResult:
+    def run(self, session: Session, sibling: _BaselineBox) -> JudgeResult:
         try:
             hello, _ = await_hello(session)
         except Fault as fault:
@@ -167,15 +187,6 @@ class _Judging:
         # interpreter, or a CPU-only development machine).
         has_cuda = str(hello.get("device", "")).startswith("cuda")
         self.device = "cuda" if self.package.device != "cpu" and has_cuda else "cpu"
-        clean: dict[str, Series] = {}
-        if self.mode == Mode.SUBMIT and self.package.benchmark:
-            try:
-                timed = self.time_clean_baselines(session)
-            except Fault as fault:
-                return self.result(Verdict.IE, f"the baseline could not be timed: {fault.message}")
-            if isinstance(timed, JudgeResult):
-                return timed
-            clean = timed
         verdict = self.load(session)
         if verdict is not None:
             return verdict
@@ -190,21 +201,30 @@ class _Judging:
         benchmark = None
         if (
             self.mode == Mode.SUBMIT
-            and self.package.benchmark
+            and self.baseline is not None
             and overall_verdict(self.results) == Verdict.AC
         ):
             from sandbox.bench import run_benchmark
 
             try:
-                bench_device = "auto" if self.package.device != "cpu" else "cpu"
-                benchmark, wrong = run_benchmark(session, self.package, bench_device, clean)
+                base_session, names = self.baseline_session(sibling)
             except Fault as fault:
+                return self.result(Verdict.IE, fault.message)
+            try:
+                bench_device = "auto" if self.package.device != "cpu" else "cpu"
+                benchmark, wrong = run_benchmark(
+                    session, base_session, self.package, bench_device, names, self.cases
+                )
+            except Fault as fault:
+                if fault.verdict == Verdict.IE:  # the baseline's sandbox: ours
+                    return self.result(Verdict.IE, fault.message)
                 benchmark, wrong = (
                     None,
                     TestResult("benchmark", False, fault.verdict, fault.message),
                 )
             if wrong is not None:
                 self.report(wrong)
+            self._goodbye(base_session)
         self._goodbye(session)
         return JudgeResult(
             overall_verdict(self.results),
@@ -221,31 +241,35 @@ class _Judging:
         except Fault:
             pass
 
-    def time_clean_baselines(self, session: Session) -> dict[str, Series] | JudgeResult:
-        """Import and time the baselines before the student's code exists in the sandbox."""
-        from sandbox.bench import clean_baselines
-
-        bench = self.package.benchmark
-        assert bench is not None
-        names = sorted({s.baseline or bench.baseline for s in bench.shapes})
-        reply, _ = session.request({"op": "baselines", "baselines": names}, 60.0, "baseline import")
+    def baseline_session(self, sibling: _BaselineBox) -> tuple[Session, dict[str, str]]:
+        """The baseline's own sandbox, its trusted file loaded, and the baselines' names in
+        it; a Fault (IE) when it does not come up: nothing the student did."""
+        assert self.baseline is not None
+        source, names = self.baseline
+        try:
+            box = sibling.box()
+        except Exception as exc:
+            log.exception("baseline sandbox start failed")
+            raise Fault(Verdict.IE, f"the baseline's sandbox failed to start: {exc}") from None
+        self.env["baseline_sandbox"] = box.environment.get("sandbox", box.environment["backend"])
+        session = _BaselineSession(box, self.package.limits.output_kib)
+        hello, _ = await_hello(session)
+        if hello.get("device") != self.env.get("device"):
+            raise Fault(Verdict.IE, "the baseline's sandbox has another device")
+        message = {"op": "load", "source": source, "functions": sorted(names.values())}
+        reply, _ = session.request(message, IMPORT_TIMEOUT_S + SLACK_S, "the baseline's import")
         if reply.get("status") != "ok":
-            self.skip_rest(0, "skipped: internal error")
-            return self.result(Verdict.IE, f"baseline kernel failed to load: {reply.get('error')}")
-        device = "auto" if self.package.device != "cpu" else "cpu"
-        return clean_baselines(session, self.package, device, random.SystemRandom())
+            error = reply.get("error")
+            text = error.get("traceback") if isinstance(error, dict) else reply.get("missing")
+            raise Fault(Verdict.IE, f"baseline kernel failed to load: {str(text)[-1500:]}")
+        return session, names
 
     def load(self, session: Session) -> JudgeResult | None:
         limits = self.package.limits
-        bench = self.package.benchmark
-        baselines = []
-        if bench is not None and self.mode == Mode.SUBMIT:
-            baselines = sorted({s.baseline or bench.baseline for s in bench.shapes})
         message = {
             "op": "load",
             "source": self.source,
             "functions": list(self.package.functions),
-            "baselines": baselines,
         }
         try:
             reply, _ = session.request(
@@ -263,9 +287,6 @@ class _Judging:
         status = reply.get("status")
         if status == "ok":
             return None
-        if status == "baseline_error":
-            self.skip_rest(0, "skipped: internal error")
-            return self.result(Verdict.IE, f"baseline kernel failed to load: {reply.get('error')}")
         if status == "missing":
             missing = ", ".join(str(m) for m in reply.get("missing", []))
             self.skip_rest(0, "skipped: compilation error")
@@ -323,3 +344,67 @@ class _Judging:
             time_ms=round(time_ms, 3),
             details=details,
         )
+
+
+class _BaselineSession(Session):
+    """The channel to the baseline's own sandbox: only trusted code runs there, so any fault
+    of it is ours (IE), never a verdict on the student."""
+
+    def request(
+        self, message: dict[str, Any], timeout_s: float, what: str = "the test", **values: Any
+    ) -> tuple[dict[str, Any], bytes]:
+        try:
+            return super().request(message, timeout_s, what, **values)
+        except Fault as fault:
+            raise Fault(Verdict.IE, f"the baseline's sandbox failed: {fault.message}") from None
+
+
+class _BaselineBox:
+    """The baseline's sandbox, started in the background beside the student's (its start and
+    torch import overlap the tests) and always closed on leaving the block, started or not.
+    ``spec`` None: no benchmark, nothing started."""
+
+    def __init__(self, backend: Backend, spec: SandboxSpec | None) -> None:
+        self._box: Sandbox | None = None
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if spec is not None:
+            self._thread = threading.Thread(
+                target=self._start, args=(backend, spec), name="baseline-sandbox", daemon=True
+            )
+            self._thread.start()
+
+    def _start(self, backend: Backend, spec: SandboxSpec) -> None:
+        try:
+            self._box = backend.start(spec)
+        except BaseException as exc:  # handed to the grader by box()
+            self._error = exc
+
+    def box(self) -> Sandbox:
+        """The started sandbox (waits for the start), or the start's exception."""
+        if self._thread is None:
+            raise RuntimeError("no baseline sandbox in this judging")
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._box is not None
+        return self._box
+
+    def __enter__(self) -> _BaselineBox:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Wait for a start in progress (never leave a sandbox behind), then destroy it."""
+        if self._thread is not None:
+            self._thread.join()
+        box, self._box = self._box, None
+        if box is not None:
+            box.close()

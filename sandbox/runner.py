@@ -1,8 +1,9 @@
 """The generic runner: the only judge code inside a sandbox. It answers the trusted grader.
 
-Run as ``python -I runner.py --kernels-root DIR``. It knows nothing of problems: it receives a
-submission's source, calls its functions on inputs it is sent, times it against a baseline
-kernel imported from ``DIR/kernels``, and reports observations. Frames (sandbox/framing.py)
+Run as ``python -I runner.py``. It knows nothing of problems and holds no solution: it
+receives a submission's source, calls its functions on inputs it is sent, times them, and
+reports observations. A baseline is timed the same way, as the "submission" of a sandbox of
+its own that the grader drives in alternation with the student's (sandbox/bench/timing.py). Frames (sandbox/framing.py)
 travel on a private copy of the original stdin/stdout; the student's fd 0 reads /dev/null
 and fds 1 and 2 write to a file under $TMPDIR whose size the grader sees with every reply.
 
@@ -10,10 +11,9 @@ Nothing here is trusted by the grader: the student's code shares this process an
 anything. The grader re-checks what matters (outputs against its own reference, times
 against its own clock).
 
-Ops (request ``{"op": ...}`` → reply): ``baselines {baselines}`` (import the speed references
-before any student code), ``load {source, functions, baselines}``, ``call {fn, args, kwargs,
+Ops (request ``{"op": ...}`` → reply): ``load {source, functions}``, ``call {fn, args, kwargs,
 grad_wrt, grad_seed, device}``, ``prepare {which, specs, seed, device}`` then ``time {which,
-fn | baseline, late_seed, key}`` (or ``time`` with the specs inline; ``late_seed`` redraws
+fn, late_seed, key}`` (or ``time`` with the specs inline; ``late_seed`` redraws
 one small argument before the clock starts, ``key`` asks for a keyed digest of the output), ``last_output {which}``, ``bye``. Every reply carries ``printed`` (bytes of student output).
 """
 
@@ -49,11 +49,10 @@ def _setup_fds(output_path: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--kernels-root", required=True)
     parser.add_argument("--output-file", default="")
     opts = parser.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:0] = [here, os.path.abspath(opts.kernels_root)]
+    sys.path[:0] = [here]
     tmp = os.environ.get("TMPDIR") or "/tmp"
     _setup_fds(opts.output_file or os.path.join(tmp, ".judge-output"))
 
@@ -79,7 +78,6 @@ class _Server:
         self.tmp = tmp
         self.cuda = bool(torch.cuda.is_available())
         self.functions: dict[str, Any] = {}
-        self.baselines: dict[str, Any] = {}
         self.filename = ""
         self.last: dict[str, Any] = {}
         self.prepared: dict[str, tuple[list[Any], str, list[Any]]] = {}
@@ -188,30 +186,11 @@ class _Server:
             return "cuda"
         return "cpu"
 
-    def _import_baselines(self, names: list[Any]) -> str:
-        """Import ``kernels.mod:func`` baselines; '' or the error (ours: no student code yet)."""
-        import importlib  # noqa: PLC0415
-
-        for name in names:
-            module_name, _, func = str(name).partition(":")
-            try:
-                self.baselines[str(name)] = getattr(importlib.import_module(module_name), func)
-            except Exception as exc:
-                return f"{name}: {exc!r}"
-        return ""
-
-    def op_baselines(self, msg: dict[str, Any], blob: bytes) -> None:
-        """Import the baselines before any student code, so they can be timed clean."""
-        error = self._import_baselines(list(msg.get("baselines") or []))
-        self.send({"ok": True, "status": "baseline_error" if error else "ok", "error": error})
-
     def op_load(self, msg: dict[str, Any], blob: bytes) -> None:
+        """Write the source to a file of its own (so ``inspect.getsource`` works, as Triton's
+        ``@triton.jit`` needs) and import it as the module ``submission``."""
         import importlib.util  # noqa: PLC0415
 
-        error = self._import_baselines(list(msg.get("baselines") or []))
-        if error:
-            self.send({"ok": True, "status": "baseline_error", "error": error})
-            return
         folder = os.path.join(self.tmp, f"submission-{os.getpid()}")
         os.makedirs(folder, exist_ok=True)
         self.filename = os.path.join(folder, "submission.py")
@@ -274,10 +253,7 @@ class _Server:
     def op_time(self, msg: dict[str, Any], blob: bytes) -> None:
         """Time one call on the prepared inputs (or on inputs built here from ``specs``)."""
         which = str(msg.get("which"))
-        if which == "baseline":
-            fn = self.baselines[str(msg.get("baseline"))]
-        else:
-            fn = self.functions[str(msg.get("fn"))]
+        fn = self.functions[str(msg.get("fn"))]
         if "specs" in msg:
             device = self._device(msg.get("device", "cpu"))
             seed = int(msg.get("seed", 0))

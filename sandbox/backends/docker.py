@@ -56,7 +56,7 @@ IMAGE_INFO_TTL_S = 60.0  # how long a backend trusts the image id it read for a 
 SANDBOX_UID = 10001
 DEFAULT_IMAGE = "tensor-judge-sandbox:cpu"
 DEFAULT_GPU_IMAGE = "tensor-judge-sandbox:cuda"
-RUNNER_COMMAND = ["python3", "-I", "/opt/judge/runner.py", "--kernels-root", "/opt/judge"]
+RUNNER_COMMAND = ["python3", "-I", "/opt/judge/runner.py"]
 PATH = "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"
 MUX_HEADER = struct.Struct(">BxxxI")
 STDOUT, STDERR = 1, 2
@@ -93,7 +93,7 @@ class DockerSandbox(Sandbox):
         self._gpu_lock: GpuLock | None = None
         self.started_s = 0.0
         try:
-            if spec.gpu_id is not None:
+            if spec.gpu_id is not None and not spec.gpu_lock_held:
                 self._gpu_lock = GpuLock(backend.gpu_lock_dir, spec.gpu_id)
                 self._gpu_lock.acquire(backend.gpu_wait_s)
             self._create_and_start()

@@ -41,7 +41,6 @@ from sandbox.backends.base import (
 )
 
 RUNNER = Path(__file__).resolve().parent.parent / "runner.py"
-REPO_ROOT = RUNNER.parent.parent
 OUTPUT_NAME = ".judge-output"
 # torch maps a lot of address space it never touches; the limit is memory_mib plus this.
 ADDRESS_SPACE_HEADROOM_MIB = 1024
@@ -53,7 +52,7 @@ class _EndOfStream:
 
 
 class LocalSandbox(Sandbox):
-    def __init__(self, spec: SandboxSpec, kernels_root: Path, python: str) -> None:
+    def __init__(self, spec: SandboxSpec, python: str) -> None:
         self.spec = spec
         self.tmp = Path(tempfile.mkdtemp(prefix="judge-local-"))
         self.output_path = self.tmp / OUTPUT_NAME
@@ -77,8 +76,6 @@ class LocalSandbox(Sandbox):
                 python,
                 "-I",
                 str(RUNNER),
-                "--kernels-root",
-                str(kernels_root),
                 "--output-file",
                 str(self.output_path),
             ],
@@ -210,9 +207,8 @@ class LocalBackend(Backend):
 
     name = "local"
 
-    def __init__(self, kernels_root: str | Path | None = None, python: str | None = None) -> None:
-        self.kernels_root = Path(kernels_root) if kernels_root else REPO_ROOT
+    def __init__(self, python: str | None = None) -> None:
         self.python = python or sys.executable
 
     def start(self, spec: SandboxSpec) -> Sandbox:
-        return LocalSandbox(spec, self.kernels_root, self.python)
+        return LocalSandbox(spec, self.python)

@@ -5,7 +5,7 @@
 #   .cache/wheelhouse/triton      pip download --no-deps triton==3.9.0 (no torch, never CUDA)
 #   tensor-judge-sandbox:triton   FROM the content-hashed tensor-judge-sandbox:h-<hash> (the
 #                                 CPU image just built) + triton, TRITON_INTERPRET=1
-# Its content hash includes the CPU image's tag, so a changed runner/kernels/torch rebuilds it;
+# Its content hash includes the CPU image's tag, so a changed runner/torch rebuilds it;
 # unchanged, it is skipped. A CUDA + Triton image (speed on a GPU) is the GPU worker's
 # business: see the note in sandbox/images/Dockerfile.triton.
 TRITON_VERSION="${TRITON_VERSION:-3.9.0}"

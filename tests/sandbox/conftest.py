@@ -1,5 +1,6 @@
 """Fixtures of the engine tests: the toy problem (tests/fixtures/problems/900-toy) judged
-through the real grader and the local backend, with its own stand-in kernels root."""
+through the real grader and the local backend; its baseline's source is read from its own
+stand-in kernels root."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sandbox.problem import ProblemPackage, load_package
 
 TOY_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "problems" / "900-toy"
 SOLUTIONS = TOY_DIR / "solutions"
+KERNELS_ROOT = TOY_DIR / "kernels_root"  # the toy's stand-in kernels package (its baseline)
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +26,7 @@ def toy() -> ProblemPackage:
 
 @pytest.fixture(scope="session")
 def local_backend() -> Backend:
-    return get_backend("local", kernels_root=TOY_DIR / "kernels_root")
+    return get_backend("local")
 
 
 JudgeFn = Callable[..., JudgeResult]
@@ -43,9 +45,12 @@ def judge_toy(toy: ProblemPackage, local_backend: Backend) -> JudgeFn:
             source = (SOLUTIONS / source).read_text()
         key = (source, str(mode))
         if kwargs:
+            kwargs.setdefault("kernels_root", KERNELS_ROOT)
             return judge(toy, source, mode=mode, backend=local_backend, **kwargs)  # type: ignore[arg-type]
         if key not in cache:
-            cache[key] = judge(toy, source, mode=mode, backend=local_backend)
+            cache[key] = judge(
+                toy, source, mode=mode, backend=local_backend, kernels_root=KERNELS_ROOT
+            )
         return cache[key]
 
     return run
@@ -61,7 +66,7 @@ def tagged_wrong_results(toy: ProblemPackage, local_backend: Backend) -> dict[st
 
     def run(path: Path) -> tuple[str, JudgeResult]:
         return str(path.relative_to(SOLUTIONS)), judge(
-            toy, path.read_text(), mode=Mode.SUBMIT, backend=local_backend
+            toy, path.read_text(), mode=Mode.SUBMIT, backend=local_backend, kernels_root=KERNELS_ROOT
         )
 
     with ThreadPoolExecutor(max_workers=3) as pool:

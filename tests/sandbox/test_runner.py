@@ -28,6 +28,9 @@ def boom():
 
 def helper():
     return 1 / 0
+
+def axpy(x, y, alpha):
+    return alpha * x + y
 """
 
 
@@ -43,8 +46,7 @@ def box(local_backend: Backend) -> Iterator[LocalSandbox]:
             {
                 "op": "load",
                 "source": SOURCE,
-                "functions": ["double", "paths", "boom"],
-                "baselines": ["kernels.toy_baseline:axpy"],
+                "functions": ["double", "paths", "boom", "axpy"],
             },
         )
         assert reply["status"] == "ok"
@@ -92,21 +94,23 @@ def test_time_then_last_output_gives_the_timed_result(box: LocalSandbox) -> None
         box,
         {
             "op": "time",
-            "which": "baseline",
-            "baseline": "kernels.toy_baseline:axpy",
+            "which": "timed",
+            "fn": "axpy",
             "specs": specs,
             "seed": 11,
             "device": "cpu",
         },
     )
     assert reply["ok"] and 0 < reply["time_ns"] < 1e9
-    out = ask(box, {"op": "last_output", "which": "baseline"})["value"].tensor
+    out = ask(box, {"op": "last_output", "which": "timed"})["value"].tensor
     x, y, alpha = bench_inputs.build_inputs(specs, 11)
     assert torch.allclose(out, alpha * x + y, atol=1e-5)
 
 
 def test_unknown_ops_are_answered_not_fatal(box: LocalSandbox) -> None:
     assert ask(box, {"op": "format_disk"})["ok"] is False
+    # The runner imports no baseline of its own: a baseline is another sandbox's submission.
+    assert ask(box, {"op": "baselines", "baselines": ["kernels.embedding:embed"]})["ok"] is False
     assert call(box, "double", 1)["obs"]["value"] == 2
 
 
@@ -192,15 +196,15 @@ def test_on_a_gpu_the_runner_times_with_cuda_events(box: LocalSandbox) -> None:
         box,
         {
             "op": "time",
-            "which": "baseline",
-            "baseline": "kernels.toy_baseline:axpy",
+            "which": "timed",
+            "fn": "axpy",
             "specs": specs,
             "seed": 5,
             "device": "cuda",
         },
     )
     assert reply["ok"] and 0 < reply["time_ns"] <= reply["host_ns"]
-    value = ask(box, {"op": "last_output", "which": "baseline"})["value"]
+    value = ask(box, {"op": "last_output", "which": "timed"})["value"]
     x, y, alpha = bench_inputs.build_inputs(specs, 5)
     assert torch.allclose(value.tensor, alpha * x + y, atol=1e-5)
     obs = ask(

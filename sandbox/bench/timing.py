@@ -1,0 +1,176 @@
+"""The timing itself: rounds in which the student's sandbox and the baseline's own sandbox
+each time one call, in a random order, on fresh inputs, until both medians are precise.
+
+Two sandboxes, one grader: the baseline is the "submission" of a sandbox of its own (same
+image, same limits, same CPU set), loaded with the trusted kernels source, so no student code
+can touch it. The grader drives both in alternation; only one is ever timing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sandbox.bench.stats import relative_error
+from sandbox.contracts import TestResult
+from sandbox.problem import BenchShape
+
+if TYPE_CHECKING:
+    from sandbox.session import Session
+
+WARMUP_ROUNDS = 3
+MIN_ROUNDS = 10
+MAX_ROUNDS = 5_000
+VERIFY_PROBABILITY = 0.1  # besides every call at or below the running median
+SUBMISSION, BASELINE = "submission", "baseline"
+
+
+@dataclass
+class Series:
+    times_ns: list[int] = field(default_factory=list)  # as reported by the sandbox
+    round_trips_ns: list[int] = field(default_factory=list)  # the grader's clock
+    prepares_ns: list[int] = field(default_factory=list)  # round trips of the input builds
+
+    @property
+    def gaps_ns(self) -> list[int]:
+        return [rt - t for rt, t in zip(self.round_trips_ns, self.times_ns, strict=True)]
+
+    def add(self, timed: Timed) -> None:
+        self.times_ns.append(timed.reported_ns)
+        self.round_trips_ns.append(timed.round_trip_ns)
+        self.prepares_ns.append(timed.prepare_ns)
+
+
+@dataclass
+class Timed:
+    """One timed call: what the grader sent and what came back."""
+
+    seed: int
+    late_seed: int
+    key: str
+    reported_ns: int
+    round_trip_ns: int
+    digest: str
+    prepare_ns: int = 0  # round trip of the input build
+
+
+def time_one(
+    session: Session,
+    shape: BenchShape,
+    fn: str,
+    rng: random.Random,
+    device: str,
+    timeout_s: float,
+) -> Timed:
+    """Time one call of ``fn``. Inputs are built in a separate request first, so the round trip
+    of the time request holds little besides the call; that request draws one small argument
+    from ``late_seed`` and returns the output's digest under ``key``."""
+    what = f"the benchmark ({shape.name})"
+    seed, late_seed, key = rng.getrandbits(62), rng.getrandbits(62), secrets.token_hex(16)
+    prepare = {"op": "prepare", "which": "timed", "specs": shape.args, "seed": seed, "device": device}
+    session.request(prepare, timeout_s, what)
+    prepare_ns = session.last_round_trip_ns
+    message: dict[str, Any] = {
+        "op": "time",
+        "which": "timed",
+        "fn": fn,
+        "late_seed": late_seed,
+        "key": key,
+    }
+    reply, _ = session.request(message, timeout_s, what)
+    reported = reply.get("time_ns")
+    if type(reported) is not int:
+        reported = -1
+    digest = reply.get("digest")
+    return Timed(
+        seed,
+        late_seed,
+        key,
+        reported,
+        session.last_round_trip_ns,
+        digest if isinstance(digest, str) else "",
+        prepare_ns,
+    )
+
+
+# check(timed) -> a WA test result when the submission's timed output was wrong, else None.
+Check = Callable[[Timed], "TestResult | None"]
+
+
+class Rounds:
+    """The interleaved rounds of one benchmark shape: the submission's series and the
+    baseline's grow together; ``run`` may be called again to add rounds (a confirmation)."""
+
+    def __init__(
+        self,
+        sub_session: Session,
+        base_session: Session,
+        shape: BenchShape,
+        baseline_fn: str,
+        device: str,
+        timeout_s: float,
+        rng: random.Random,
+        check: Check,
+    ) -> None:
+        self.sessions = {SUBMISSION: sub_session, BASELINE: base_session}
+        self.fns = {SUBMISSION: shape.fn, BASELINE: baseline_fn}
+        self.shape, self.device, self.timeout_s, self.rng = shape, device, timeout_s, rng
+        self.check = check
+        self.sub, self.base = Series(), Series()
+        self.rounds = 0
+        self.verify_round = rng.randrange(WARMUP_ROUNDS, WARMUP_ROUNDS + MIN_ROUNDS)  # 1 at least
+        self.sorted_sub: list[int] = []  # the submission's measured times, kept sorted
+
+    def run(self, min_measured: int, budget_s: float, target_rel_error: float) -> TestResult | None:
+        """Rounds until ``min_measured`` more are measured and the target precision (or the
+        budget) is reached; a WA test result if a checked output was wrong."""
+        deadline = time.monotonic() + budget_s
+        stop_at = max(self.rounds, WARMUP_ROUNDS) + min_measured
+        while self.rounds < MAX_ROUNDS:
+            order = [SUBMISSION, BASELINE]
+            self.rng.shuffle(order)
+            verify = self.rounds == self.verify_round or self.rng.random() < VERIFY_PROBABILITY
+            measured = self.rounds >= WARMUP_ROUNDS
+            for which in order:
+                timed = time_one(
+                    self.sessions[which],
+                    self.shape,
+                    self.fns[which],
+                    self.rng,
+                    self.device,
+                    self.timeout_s,
+                )
+                if which == SUBMISSION:
+                    # A call at or below the median so far is checked. An unchecked call is
+                    # then slower than the median of its time, so by induction no median falls
+                    # below the times of checked (correct) calls, whatever wrong outputs come
+                    # back fast.
+                    sorted_sub = self.sorted_sub
+                    low = measured and (
+                        not sorted_sub or timed.reported_ns <= sorted_sub[len(sorted_sub) // 2]
+                    )
+                    if verify or low:
+                        wrong = self.check(timed)
+                        if wrong is not None:
+                            return wrong
+                    if measured:
+                        bisect.insort(sorted_sub, timed.reported_ns)
+                        self.sub.add(timed)
+                elif measured:
+                    self.base.add(timed)
+            self.rounds += 1
+            if self.rounds >= stop_at and (
+                time.monotonic() > deadline
+                or max(
+                    relative_error([float(t) for t in self.sub.times_ns]),
+                    relative_error([float(t) for t in self.base.times_ns]),
+                )
+                <= target_rel_error
+            ):
+                return None
+        return None

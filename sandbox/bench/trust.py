@@ -1,0 +1,167 @@
+"""The trust checks of a benchmark: may the times a sandbox reported be believed?
+
+The student's runner reports its own times and shares its process with the student's code,
+so the grader checks them against its own clock. The baseline runs in a sandbox of its own
+that no student code ever touches (sandbox/bench/timing.py), so its series is the yardstick:
+
+* ``time_within_round_trip``: a reported time longer than the grader's own round trip of the
+  time request is impossible (a patched or rewound clock): rejected.
+* ``time_above_floor``: a reported time below a physical floor: rejected.
+* ``gap_excess``: the part of the round trip outside the reported time (the gap) is the
+  channel's own cost, the same in both sandboxes; noise only adds, so minima are compared.
+  Work hidden in the time request around the clock shows as a larger minimum gap.
+* ``prepare_excess``: likewise for the round trip of the request that builds the inputs of a
+  timed call: work done ahead, while the inputs are built, shows there.
+
+An excess of either kind up to ``charge_max_fraction`` of the submission's own time is charged
+to it (honest code that runs long causes some on a busy machine: preempted at the end of its
+time slice, the allocator left in another state); beyond, the timing is rejected.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sandbox.bench.timing import Series
+from sandbox.contracts import Trust
+
+
+@dataclass(frozen=True)
+class TrustPolicy:
+    """The constants of the rules, with their units."""
+
+    floor_ns: int = 1_000  # no call through the runner is faster than a microsecond
+    gap_floor_ns: int = 50_000  # extra time outside the clock always tolerated (channel jitter)
+    gap_baseline_fraction: float = 0.25  # plus this fraction of the baseline's own minimum
+    # Time outside the clock beyond the baseline's is charged to the submission up to this
+    # fraction of its own median time; beyond it the timing is rejected.
+    charge_max_fraction: float = 0.5
+    confirm_rounds: int = 20  # more rounds before a timing is rejected (noise clears)
+    confirm_budget_s: float = 5.0
+
+
+POLICY = TrustPolicy()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one rule concluded: ``trust`` (charged or rejected), why, and what is charged."""
+
+    rule: str
+    trust: Trust
+    message: str
+    charge_ns: int = 0
+
+
+VERIFIED = Finding("", Trust.VERIFIED, "")
+
+
+def _excess(own: list[int], baseline: list[int], policy: TrustPolicy) -> int:
+    """How much larger, at best, ``own`` (the submission's) is than the baseline's values, or
+    0 within the jitter always tolerated. Minima are compared: noise only adds."""
+    if not own or not baseline:
+        return 0
+    lowest, near = min(own), min(baseline)
+    if lowest - near > policy.gap_floor_ns + policy.gap_baseline_fraction * near:
+        return lowest - near
+    return 0
+
+
+def gap_excess_ns(sub: Series, base: Series, policy: TrustPolicy = POLICY) -> int:
+    """How much longer, at best, the submission's timed calls took outside its clock than the
+    baseline's, or 0 within the jitter always tolerated."""
+    return _excess(sub.gaps_ns, base.gaps_ns, policy)
+
+
+def prepare_excess_ns(sub: Series, base: Series, policy: TrustPolicy = POLICY) -> int:
+    """How much longer, at best, building the inputs of the submission's timed calls took than
+    the baseline's, or 0 within the jitter always tolerated."""
+    return _excess(sub.prepares_ns, base.prepares_ns, policy)
+
+
+def time_within_round_trip(sub: Series, base: Series, policy: TrustPolicy) -> Finding | None:
+    for name, series in (("submission", sub), ("baseline", base)):
+        if any(t > rt for t, rt in zip(series.times_ns, series.round_trips_ns, strict=True)):
+            return Finding(
+                "time_within_round_trip",
+                Trust.REJECTED,
+                f"a reported {name} time is longer than the grader's own round trip",
+            )
+    return None
+
+
+def time_above_floor(sub: Series, base: Series, policy: TrustPolicy) -> Finding | None:
+    for name, series in (("submission", sub), ("baseline", base)):
+        if any(t < policy.floor_ns for t in series.times_ns):
+            return Finding(
+                "time_above_floor",
+                Trust.REJECTED,
+                f"a reported {name} time is below the physical floor of {policy.floor_ns} ns",
+            )
+    return None
+
+
+def _charged_or_rejected(
+    rule: str, excess_ns: int, sub: Series, policy: TrustPolicy, rejected: str
+) -> Finding | None:
+    if not excess_ns:
+        return None
+    own_ns = statistics.median(sub.times_ns) if sub.times_ns else 0.0
+    if excess_ns > policy.charge_max_fraction * own_ns:
+        return Finding(rule, Trust.REJECTED, rejected)
+    return Finding(rule, Trust.CHARGED, "", excess_ns)
+
+
+def gap_excess(sub: Series, base: Series, policy: TrustPolicy) -> Finding | None:
+    excess = gap_excess_ns(sub, base, policy)
+    return _charged_or_rejected(
+        "gap_excess",
+        excess,
+        sub,
+        policy,
+        f"each call of the submission took at least {excess / 1e6:.3f} ms longer than it "
+        "reported, beyond the channel's own cost",
+    )
+
+
+def prepare_excess(sub: Series, base: Series, policy: TrustPolicy) -> Finding | None:
+    excess = prepare_excess_ns(sub, base, policy)
+    return _charged_or_rejected(
+        "prepare_excess",
+        excess,
+        sub,
+        policy,
+        f"building the inputs of each timed call of the submission took at least "
+        f"{excess / 1e6:.3f} ms longer than the baseline's, more than "
+        f"{policy.charge_max_fraction:.0%} of its own time: work was done ahead",
+    )
+
+
+Rule = Callable[[Series, Series, TrustPolicy], "Finding | None"]
+# In order: the first rejection is the diagnosis; charges add up.
+RULES: tuple[Rule, ...] = (time_within_round_trip, time_above_floor, gap_excess, prepare_excess)
+
+
+def check_times(sub: Series, base: Series, policy: TrustPolicy = POLICY) -> Finding:
+    """The verdict of every rule on the two series: the first rejection, else the sum of the
+    charges (``Trust.CHARGED``), else ``VERIFIED``."""
+    charges: list[Finding] = []
+    for rule in RULES:
+        finding = rule(sub, base, policy)
+        if finding is None:
+            continue
+        if finding.trust == Trust.REJECTED:
+            return finding
+        charges.append(finding)
+    if not charges:
+        return VERIFIED
+    total = sum(f.charge_ns for f in charges)
+    return Finding(
+        "+".join(f.rule for f in charges),
+        Trust.CHARGED,
+        f"each call charged {total / 1e6:.3f} ms spent outside its clock beyond the "
+        "baseline's (the call's end or its inputs' building)",
+        total,
+    )
