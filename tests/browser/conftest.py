@@ -33,6 +33,14 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# Injected by the browser itself (not subject to the page's CSP): reports each violation on the
+# console, where the page fixture collects it.
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error("CSP_VIOLATION " + event.violatedDirective + " " + (event.blockedURI || "inline")
+    + " at " + (event.sourceFile || "") + ":" + (event.lineNumber || 0));
+});
+"""
 PROBLEM_48 = ROOT / "problems" / "048-embedding-tied-head-padding"
 
 # Playwright's sync API keeps an event loop running in this thread for as long as the
@@ -89,12 +97,23 @@ def page(browser: Any, live_server: Any, built_assets: None) -> Iterator[Any]:
         viewport={"width": 1400, "height": 1000}, base_url=live_server.url
     )
     context.set_default_timeout(20_000)
+    # Every page must work under the site's Content-Security-Policy: a violation (an inline
+    # script or style, a handler attribute, a foreign host) fails the test that caused it.
+    context.add_init_script(CSP_LISTENER)
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.on(
+        "console",
+        lambda msg: (
+            errors.append(f"console: {msg.text}")
+            if "Content Security Policy" in msg.text or "CSP_VIOLATION" in msg.text
+            else None
+        ),
+    )
     yield tab
     context.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not errors, f"JavaScript errors or CSP violations on the page: {errors}"
 
 
 @pytest.fixture

@@ -234,6 +234,7 @@ def test_the_problem_page_degrades_to_a_textarea_without_built_assets(
 
 def test_history_pages_keep_the_filters(client, charlie, problem, enqueued, settings):
     settings.JUDGE_RATE_LIMIT_PER_MINUTE = 100
+    settings.JUDGE_MAX_QUEUED_PER_USER = 0  # 51 waiting judgings of one user
     for _ in range(51):
         services.submission_create(charlie, problem, GOOD, "run")
     page = login(client, charlie).get("/submissions/?who=all&problem=48").content.decode()
