@@ -156,7 +156,8 @@ def describe_item(name: str, ok: bool, detail: str) -> dict[str, str]:
     if match:
         tag, file = match["tag"], match["file"]
         return {
-            "expected": f"{tag} on hidden tests", "actual": actual or "caught",
+            "expected": f"{tag} on hidden tests",
+            "actual": f"caught: {detail}" if ok else (actual or "not caught"),
             "advice": "" if ok else f"only public tests catch solutions/{tag}/{file}: a "
             "student tuning to the public examples would pass; add a hidden case that "
             "catches this mistake",
