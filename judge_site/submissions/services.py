@@ -28,7 +28,13 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from judge_site.catalog.models import Device, Problem
 from judge_site.catalog.services import code_text_problem
-from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
+from judge_site.submissions.models import (
+    Mode,
+    Status,
+    Submission,
+    VerdictChoice,
+    fields_from_result,
+)
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -420,30 +426,19 @@ def _judge_claimed(submission: Submission, token: Any) -> JudgeOutcome:
         )
         return JudgeOutcome("failed", str(exc))
 
-    data = result.to_json()
-    environment = dict(data.get("environment") or {})
+    fields = fields_from_result(result, submission.problem.version)  # the result's JSON, once
     note = judging_route(submission.problem).note
     if note:
-        environment["routing"] = note
-    verdict = data["verdict"] if data["verdict"] in VerdictChoice.values else VerdictChoice.IE
+        fields["environment"] = {**fields["environment"], "routing": note}
     finished = _db_retry(
         f"submission {sid}: verdict",
-        lambda: mine.update(
-            status=Status.DONE,
-            verdict=verdict,
-            tests=data["tests"],
-            benchmark=data["benchmark"],
-            environment=environment,
-            message=data.get("message", ""),
-            problem_version=data.get("problem_version") or submission.problem.version,
-            finished_at=timezone.now(),
-        ),
+        lambda: mine.update(status=Status.DONE, finished_at=timezone.now(), **fields),
     )
     if not finished:
         logger.warning("submission %s: judged, but the claim was lost meanwhile (reaped)", sid)
         return JudgeOutcome("skipped", "lost the claim while judging (reaped?)")
-    logger.info("submission %s: judged %s (attempt %s)", sid, data["verdict"], attempts)
-    return JudgeOutcome("judged", data["verdict"])
+    logger.info("submission %s: judged %s (attempt %s)", sid, fields["verdict"], attempts)
+    return JudgeOutcome("judged", fields["verdict"])
 
 
 def _finish_internal(submission_id: int, token: Any, message: str) -> int:
