@@ -380,6 +380,7 @@ def baseline_file(baselines: list[str], kernels_root: Path | None = None) -> tup
         module, sep, func = baseline.partition(":")
         if not sep or not func.isidentifier():
             raise PackageError(f"baseline {baseline!r} is not kernels.<module>:<function>")
+        kernels_module_path(module, kernels_root)  # a kernels module, and it exists
         names[baseline] = f"baseline_{index}"
         by_module.setdefault(module, []).append(f"{func} as baseline_{index}")
     lines = [f"from {module} import {', '.join(parts)}\n" for module, parts in by_module.items()]

@@ -107,6 +107,14 @@ EXPECT: dict[str, Expect] = {
     # for the wrong inputs and caught by the re-verification of the timed output (WA).
     "precompute_mask_free": one(Verdict.AC, Verdict.WA, mode=Mode.SUBMIT, honest_benchmark=True),
     "slow_baseline": one(Verdict.AC, mode=Mode.SUBMIT, max_speedup=1.25),
+    # Nothing of a solution within the student's reach (the baseline runs in a sandbox of its
+    # own, the image holds no kernels package): each would use what it found (a free AC).
+    "import_kernels": one(Verdict.RE, mode=Mode.SUBMIT, says="kernels=[]"),
+    "walk_for_functions": one(Verdict.RE, mode=Mode.SUBMIT, says="found=[]"),
+    "search_interpreter": one(Verdict.RE, mode=Mode.SUBMIT, says="found=[]"),
+    "proc_snoop": one(Verdict.RE, mode=Mode.SUBMIT, says="leaks=[]"),
+    "ptrace_attach": one(Verdict.RE, mode=Mode.SUBMIT, says="leaks=[]"),
+    "snoop_during_benchmark": one(Verdict.WA, mode=Mode.SUBMIT),
     "overlapping_tensors": one(Verdict.RE),
     "json_bomb": one(Verdict.OLE, Verdict.RE),
     "spoofed_exception": one(Verdict.WA, mode=Mode.SUBMIT, says="IndexError"),

@@ -1,7 +1,7 @@
-"""Correct answers at the baseline's own speed, but it slows the baseline down once loaded:
-the runner's baseline functions (found through gc) are wrapped to sleep 40% of their own
-time, under the 1.5x at which a loaded baseline is disbelieved. Expected: AC, and a verified
-speedup near 1, not 1.4 (the baseline figure is never above the one timed clean)."""
+"""Correct answers at the baseline's own speed, and it tries to slow the baseline down once
+loaded: it looks through gc for the runner's baseline functions to wrap them in a sleep of 40%
+of their own time. The baseline runs in a sandbox of its own now, so there is nothing to find.
+Expected: AC, and a speedup near 1, not 1.4."""
 
 
 import torch

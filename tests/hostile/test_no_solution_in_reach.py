@@ -1,0 +1,127 @@
+"""Nothing in the student's sandbox reveals a solution: no kernels package and no file that
+defines a problem's function in any sandbox image, no starter or student-like file that
+imports kernels, and a file that imports kernels.embedding is not accepted end to end."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import IN_CI
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").is_file())
+FUNCTIONS = sorted(
+    {fn for p in PROBLEMS for fn in tomllib.loads((p / "problem.toml").read_text())["functions"]}
+)
+# Trees a scan of an image skips: the libraries themselves (torch's own code is no solution).
+LIBRARY_TREES = ("/site-packages/torch/", "/site-packages/numpy/", "/opt/triton/")
+
+SCAN = r"""
+import json, os, sys
+functions = json.loads(sys.argv[1])
+skip = tuple(json.loads(sys.argv[2]))
+found, kernels = [], []
+for root, dirs, files in os.walk("/", onerror=lambda e: None):
+    if root in ("/proc", "/sys", "/dev"):
+        dirs[:] = []
+        continue
+    for name in dirs + files:
+        if name == "kernels" or name.startswith("kernels."):
+            kernels.append(os.path.join(root, name))
+    if any(tree in root + "/" for tree in skip):
+        continue
+    for name in files:
+        path = os.path.join(root, name)
+        try:
+            if os.path.islink(path) or os.path.getsize(path) > (64 << 20):
+                continue
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        for fn in functions:
+            if b"def " + fn.encode() + b"(" in data:
+                found.append((path, fn))
+print(json.dumps({"found": found, "kernels": kernels}))
+"""
+
+
+def _starter_like_files() -> list[Path]:
+    """Files a student writes: every starter and every tagged solution of the catalog."""
+    files = [p / "starter.py" for p in PROBLEMS]
+    files += [f for p in PROBLEMS for f in sorted((p / "solutions").rglob("*.py"))]
+    return files
+
+
+def _imports_kernels(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "kernels" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "kernels":
+            return True
+    return False
+
+
+@pytest.mark.parametrize("file", _starter_like_files(), ids=lambda p: str(p.relative_to(ROOT / "problems")))
+def test_no_starter_or_tagged_solution_imports_kernels(file: Path) -> None:
+    """A starter (and a known-good or known-bad submission) is a student's file: it cannot
+    import the kernels package, which no sandbox holds."""
+    assert not _imports_kernels(ast.parse(file.read_text(), filename=str(file))), file
+
+
+def _require_image(client: Any, image: str) -> None:
+    try:
+        client.images.get(image)
+    except Exception as exc:
+        why = f"image {image} is not built ({type(exc).__name__}): run scripts/build_images"
+        if IN_CI:
+            pytest.fail(f"CI=true but {why}")
+        pytest.skip(why)
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize("image", ["tensor-judge-sandbox:cpu", "tensor-judge-sandbox:triton"])
+def test_no_file_of_a_sandbox_image_defines_a_problems_function(
+    docker_client: Any, image: str
+) -> None:
+    _require_image(docker_client, image)
+    out = docker_client.containers.run(
+        image,
+        ["python3", "-c", SCAN, json.dumps(FUNCTIONS), json.dumps(LIBRARY_TREES)],
+        remove=True,
+        network_mode="none",
+        user="0:0",
+        labels={"tensor-judge.test": "image-scan"},
+    )
+    report = json.loads(out.decode().strip().splitlines()[-1])
+    assert report["kernels"] == [], report["kernels"]
+    assert report["found"] == [], report["found"]
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_manage_py_judge_of_a_file_importing_kernels_is_not_accepted(
+    docker_client: Any, sandbox_image: str, tmp_path: Path
+) -> None:
+    """The issue's one-line cheat, end to end through the command tooling uses."""
+    cheat = tmp_path / "cheat.py"
+    cheat.write_text("from kernels.embedding import embed, last_token_logits, pad_batch\n")
+    env = {**os.environ, "DEBUG": "true", "JUDGE_BACKEND": "docker", "JUDGE_SANDBOX_IMAGE": sandbox_image}
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "judge", "48", str(cheat), "--mode", "submit", "--json"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout)
+    assert result["verdict"] == "CE", proc.stdout[:1000]
+    assert "No module named 'kernels'" in result["message"], result["message"][:1000]

@@ -1,0 +1,76 @@
+"""Re-verification of timed outputs uses the hidden tests' own comparison (tolerances, tie
+rules), not an exact one: a float32 near-tie of a top-k must not reject correct code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from sandbox import wire
+from sandbox.bench.verify import comparison_case, outputs_agree
+from sandbox.contracts import Verdict
+from sandbox.problem import BenchShape, Call, Case, PackageError, load_package
+
+P53 = Path(__file__).resolve().parents[2] / "problems" / "053-embedding-neighbours"
+
+
+def _as_received(value: object) -> object:
+    """The value as the grader gets it back from a sandbox (classes kept)."""
+    tree, blob = wire.encode(value)
+    return wire.decode(tree, blob, keep_class=True)
+
+
+def _near_tie() -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+    """A table where query 0's two best neighbours differ in cosine by about 1e-7, and the
+    reference's answer with those two swapped (what another float32 summation order gives)."""
+    weight = torch.tensor(
+        [[1.0, 0.0, 0.0], [0.8, 0.6, 0.0], [0.8, 0.0, 0.6], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    )
+    weight[2, 0] += 2e-7  # cosine(0, 2) now exceeds cosine(0, 1) by about 1e-7
+    tokens = torch.tensor([0])
+    return weight, tokens, (torch.tensor([[1, 2, 3]]), torch.zeros(1, 3))
+
+
+def test_a_float32_near_tie_of_a_top_k_is_accepted_with_the_hidden_tests_comparison() -> None:
+    package = load_package(P53)
+    assert package.benchmark is not None
+    shape = package.benchmark.shapes[0]
+    reference = package.load_reference().nearest_neighbours
+    weight, tokens, _ = _near_tie()
+    ids, sims = reference(weight, tokens, 2)
+    gap = float(sims[0, 0] - sims[0, 1])
+    assert 0 < gap < 1e-6, gap  # a real float32 near-tie
+    swapped = (ids.flip(-1), sims.flip(-1).clone())
+    swapped[1][0] = sims[0]  # similarities as computed the other way: equal within 1e-7
+    got = _as_received(swapped)
+
+    exact = Case(name="benchmark", fn=shape.fn, make=lambda gen: Call())  # the old comparison
+    assert outputs_agree((ids, sims), got, exact, package).verdict == Verdict.WA
+
+    case = comparison_case(package.load_cases(), shape)
+    assert case.check is not None and case.name == f"benchmark {shape.name}" and not case.public
+    assert outputs_agree((ids, sims), got, case, package).verdict == Verdict.AC
+    wrong = _as_received((torch.tensor([[1, 4]]), sims.clone()))
+    assert outputs_agree((ids, sims), wrong, case, package).verdict == Verdict.WA
+
+
+def test_a_shape_may_name_the_case_whose_comparison_applies() -> None:
+    def check(expected: object, got: object) -> str | None:
+        return None
+
+    cases = [
+        Case("public", "f", lambda g: Call(), public=True),
+        Case("plain", "f", lambda g: Call()),
+        Case("ties", "f", lambda g: Call(), check=check),
+        Case("exact", "f", lambda g: Call(), exact=True),
+        Case("other", "g", lambda g: Call(), exact=True),
+    ]
+    shape = BenchShape(name="s", fn="f", args=[])
+    assert comparison_case(cases, shape).check is check
+    named = comparison_case(cases, BenchShape(name="s", fn="f", args=[], case="exact"))
+    assert named.exact and named.check is None
+    assert comparison_case(cases[:2], shape).name == "benchmark s"
+    with pytest.raises(PackageError):
+        comparison_case(cases, BenchShape(name="s", fn="f", args=[], case="other"))
