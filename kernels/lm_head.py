@@ -24,10 +24,13 @@ def sample_logits(
     """``[K, V]`` logits at the last token of each sequence whose ``needs_logits`` is True.
 
     ``hidden``: packed ``[N, d]`` with ``N == cu_seqlens[-1]``; ``weight``: tied ``[V, d]``;
-    ``needs_logits``: bool ``[B]`` (False for a prefill chunk that is not the prompt's last).
-    Rows come in sequence order. One ``[K, d] @ [d, V]`` product.
+    ``needs_logits``: bool ``[B]`` (False for a prefill chunk that is not the prompt's last;
+    another length raises ValueError). Rows come in sequence order. One ``[K, d] @ [d, V]``
+    product.
     """
     last = last_token_indices(cu_seqlens)
     if hidden.shape[0] != int(cu_seqlens[-1]):
         raise ValueError("hidden has a different number of tokens than cu_seqlens says")
+    if tuple(needs_logits.shape) != tuple(last.shape):
+        raise ValueError("needs_logits must hold one flag per sequence")
     return hidden[last[needs_logits]] @ weight.T

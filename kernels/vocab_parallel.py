@@ -45,8 +45,12 @@ def vp_argmax_logprob(
     Returns ``(argmax int64 [N], logprob float32 [N])``. Per shard: local logits, their max,
     argmax (+ the shard's start) and ``sum exp(logit - local max)``, the target's logit if the
     shard owns it. Combined from those ``[N]`` vectors only: global max, first shard reaching
-    it (ties go to the smallest id), ``logsumexp = M + log(sum_i s_i exp(m_i - M))``.
+    it (ties go to the smallest id), ``logsumexp = M + log(sum_i s_i exp(m_i - M))``. A target
+    outside ``[0, sum V_i)`` raises IndexError (no shard owns it).
     """
+    vocab = sum(s.shape[0] for s in shards)
+    if bool(((targets < 0) | (targets >= vocab)).any()):
+        raise IndexError(f"target outside [0, {vocab})")
     maxima, argmaxes, sums = [], [], []
     target_logit = torch.zeros(hidden.shape[0], dtype=torch.float32, device=hidden.device)
     for start, shard in zip(_starts(shards), shards, strict=True):

@@ -49,6 +49,22 @@ def _embed_bad_id(gen: torch.Generator, *, bad: int, pad_id: int) -> Call:
     return Call((ids, _weight(gen, 20, 4), pad_id))
 
 
+def _embed_views(gen: torch.Generator, *, pad_id: int) -> Call:
+    """ids transposed out of a [T, B] buffer, the table every other column of a wider one."""
+    vocab, dim = 30, 8
+    ids = _ids(gen, (9, 4), vocab)
+    ids = torch.where(torch.rand(9, 4, generator=gen) < 0.3, torch.tensor(pad_id), ids).t()
+    wide = torch.randn(vocab, 2 * dim, generator=gen)
+    return Call((ids, wide[:, 1::2], pad_id))
+
+
+def _embed_beams(gen: torch.Generator) -> Call:
+    """One prompt broadcast to 3 beams: ids of stride 0 along the batch."""
+    prompt = _ids(gen, (7,), 20)
+    prompt[2] = 0
+    return Call((prompt[None].expand(3, 7), _weight(gen, 20, 6), 0))
+
+
 # embed outputs are compared with the float tolerance, not bit for bit: a correct `out * mask`
 # gives -0.0 at padding, which is a zero too.
 CASES: list[Case] = [
@@ -124,6 +140,15 @@ CASES: list[Case] = [
          note="gradient with pad_id = -1"),
     Case("embed_grad_random", "embed", lambda g: _embed_random(g, pad_id=4, shape=(6, 20)),
          grad_wrt=(1,), note="gradient, many repeats, padding row inside the vocabulary"),
+    Case("embed_ids_empty", "embed",
+         lambda g: Call((torch.zeros(2, 0, dtype=torch.int64), _weight(g, 10, 6), 0)),
+         note="ids of shape [2, 0] (any shape includes empty): a [2, 0, d] result, no id to check"),
+    Case("embed_non_contiguous", "embed", lambda g: _embed_views(g, pad_id=2),
+         note="transposed ids and a table that is a strided view: .view(-1) on them fails"),
+    Case("embed_non_contiguous_grad", "embed", lambda g: _embed_views(g, pad_id=-1),
+         grad_wrt=(1,), note="gradient with respect to a strided view of a table"),
+    Case("embed_ids_expanded", "embed", _embed_beams,
+         note="one prompt expanded to three beams (stride 0 along the batch)"),
 ]
 
 # --- last_token_logits ---------------------------------------------------------------------
@@ -145,7 +170,20 @@ def _one_token_rows(gen: torch.Generator, side: str) -> Call:
     return Call((call.args[0], call.args[1], mask))
 
 
+def _logits_seq_first(gen: torch.Generator) -> Call:
+    """hidden and mask from sequence-first [T, B, ...] buffers, the tied table stored [d, V]."""
+    b, t, vocab, dim = 4, 9, 30, 8
+    hidden = torch.randn(t, b, dim, generator=gen).transpose(0, 1)
+    weight = (torch.randn(dim, vocab, generator=gen) * 0.3).t()
+    mask = _mask(gen, b, t, "left").t().contiguous().t()
+    return Call((hidden, weight, mask))
+
+
 CASES += [
+    Case("logits_non_contiguous", "last_token_logits", _logits_seq_first,
+         note="hidden and mask transposed from sequence-first buffers, the table transposed"),
+    Case("logits_non_contiguous_grad", "last_token_logits", _logits_seq_first, grad_wrt=(0, 1),
+         note="gradients through transposed hidden states and table"),
     Case("logits_right", "last_token_logits", lambda g: _logits(g, side="right"),
          note="right padding: the last real token is not at T - 1"),
     Case("logits_left", "last_token_logits", lambda g: _logits(g, side="left"),

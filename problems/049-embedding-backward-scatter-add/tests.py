@@ -22,6 +22,21 @@ def _bad(gen: torch.Generator, bad: int, pad_id: int = 0) -> Call:
     return Call((ids, call.args[1], 10, pad_id))
 
 
+def _views(gen: torch.Generator) -> Call:
+    """ids transposed out of a [T, B] buffer, grad_output every other column of a wider one."""
+    ids = torch.randint(0, 9, (7, 5), generator=gen)
+    ids[torch.rand(7, 5, generator=gen) < 0.3] = 0
+    wide = torch.randn(5, 7, 12, generator=gen)
+    return Call((ids.t(), wide[..., 1::2], 9, 0))
+
+
+def _broadcast_grad(gen: torch.Generator) -> Call:
+    """The upstream gradient of a sum: one [d] vector expanded to every position (stride 0)."""
+    ids = torch.randint(0, 6, (4, 8), generator=gen)
+    grad = torch.randn(5, generator=gen).expand(4, 8, 5)
+    return Call((ids, grad, 6, 3))
+
+
 CASES: list[Case] = [
     Case(
         "example_repeats_and_padding", "embedding_backward",
@@ -72,4 +87,8 @@ CASES: list[Case] = [
          note="id -1 (pad_id is 0) raises IndexError rather than wrapping"),
     Case("bad_id_negative_other_pad", "embedding_backward", lambda g: _bad(g, -3, pad_id=-1),
          note="id -3 while pad_id = -1 raises IndexError"),
+    Case("non_contiguous", "embedding_backward", _views,
+         note="transposed ids and a strided grad_output: .view(-1) on them fails"),
+    Case("expanded_grad_output", "embedding_backward", _broadcast_grad,
+         note="grad_output expanded from one [d] vector (the gradient of a sum), stride 0"),
 ]

@@ -30,6 +30,19 @@ def _mixed(gen: torch.Generator, **kw: object) -> Call:
     return _batch(gen, [lengths[i] for i in order], **kw)  # type: ignore[arg-type]
 
 
+def _views(gen: torch.Generator) -> Call:
+    """hidden the second half of a fused [N, 2d] buffer, cu_seqlens every other entry of a
+    longer tensor, the tied table stored [d, V] and used transposed, needs_logits a slice."""
+    lengths = [3, 1, 1, 6, 2]
+    n, dim, vocab = sum(lengths), 8, 30
+    fused = torch.randn(n, 2 * dim, generator=gen)
+    cu = torch.stack([_cu(lengths), torch.zeros(len(lengths) + 1, dtype=torch.int64)], 1)[:, 0]
+    weight = (torch.randn(dim, vocab, generator=gen) * 0.3).t()
+    flags = (torch.rand(2 * len(lengths), generator=gen) < 0.6)[::2]
+    flags[0] = True
+    return Call((fused[:, dim:], cu, weight, flags))
+
+
 CASES: list[Case] = [
     Case("example_last_token_indices", "last_token_indices",
          lambda g: Call((torch.tensor([0, 3, 4, 9]),)), public=True,
@@ -59,6 +72,17 @@ CASES: list[Case] = [
          note="cu_seqlens must start at 0: ValueError"),
     Case("indices_decreasing", "last_token_indices", lambda g: Call((torch.tensor([0, 5, 3, 8]),)),
          note="decreasing offsets: ValueError"),
+    Case("indices_empty_tensor", "last_token_indices",
+         lambda g: Call((torch.zeros(0, dtype=torch.int64),)),
+         note="an empty cu_seqlens does not start at 0: ValueError ([0] is the empty batch)"),
+    Case("indices_column", "last_token_indices",
+         lambda g: Call((torch.tensor([[0], [3], [4], [9]]),)),
+         note="a valid-looking [B + 1, 1] column is not 1-D: ValueError (flattening hides it)"),
+    Case("indices_row", "last_token_indices", lambda g: Call((torch.tensor([[0, 3, 4, 9]]),)),
+         note="a [1, B + 1] row is not 1-D: ValueError"),
+    Case("indices_strided", "last_token_indices",
+         lambda g: Call((torch.tensor([0, 99, 2, 99, 7, 99, 8])[::2],)),
+         note="cu_seqlens every other element of a longer tensor (stride 2)"),
     # hidden: sample_logits
     Case("logits_mixed_batch", "sample_logits", lambda g: _mixed(g),
          note="decode rows and prefill chunks mixed, random needs_logits"),
@@ -86,4 +110,18 @@ CASES: list[Case] = [
          lambda g: Call((torch.randn(7, 4, generator=g), torch.tensor([0, 3, 5]),
                          torch.randn(6, 4, generator=g), torch.tensor([True, True]))),
          note="hidden has 7 rows but cu_seqlens[-1] = 5: ValueError"),
+    Case("logits_needs_too_long", "sample_logits",
+         lambda g: Call((torch.randn(5, 4, generator=g), torch.tensor([0, 3, 5]),
+                         torch.randn(6, 4, generator=g), torch.tensor([True, True, True]))),
+         note="three flags for two sequences: ValueError (zip would drop the extra one)"),
+    Case("logits_needs_too_short", "sample_logits",
+         lambda g: Call((torch.randn(5, 4, generator=g), torch.tensor([0, 1, 3, 5]),
+                         torch.randn(6, 4, generator=g), torch.tensor([True, False]))),
+         note="two flags for three sequences: ValueError"),
+    Case("logits_2d_cu_seqlens", "sample_logits",
+         lambda g: Call((torch.randn(5, 4, generator=g), torch.tensor([[0], [3], [5]]),
+                         torch.randn(6, 4, generator=g), torch.tensor([True, True]))),
+         note="cu_seqlens of shape [3, 1]: ValueError"),
+    Case("logits_non_contiguous", "sample_logits", _views,
+         note="hidden a column slice of a fused buffer, strided cu_seqlens and flags, a transposed table"),
 ]

@@ -35,6 +35,33 @@ def _tie(gen: torch.Generator) -> Call:
     return Call((hidden, list(full.split(sizes)), torch.randint(0, 9, (10,), generator=gen)))
 
 
+def _tie_wide(gen: torch.Generator) -> Call:
+    # Shards of more than 3 rows whose maximum is reached by several rows of the same shard
+    # and of other shards: per shard, only an argmax that returns the first maximum (max,
+    # argmax) is right; topk(1) on CPU returns another of the tied positions for such rows.
+    sizes = [6, 8, 5]
+    full = torch.randint(-3, 3, (19, 4), generator=gen).float()  # entries <= 2
+    full[[2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17]] = 3.0  # tokens 2..13, 16, 17 tie
+    hidden = torch.randint(0, 3, (10, 4), generator=gen).float()
+    hidden[:, 0] = 1.0  # every row scores 3 * sum(h) on the tied tokens, less elsewhere
+    return Call((hidden, list(full.split(sizes)), torch.randint(0, 19, (10,), generator=gen)))
+
+
+def _embed_views(gen: torch.Generator) -> Call:
+    """ids transposed, shards every other column of wider tables."""
+    ids = torch.randint(0, 15, (6, 4), generator=gen).t()
+    shards = [torch.randn(n, 10, generator=gen)[:, ::2] for n in (7, 3, 5)]
+    return Call((ids, shards))
+
+
+def _head_views(gen: torch.Generator) -> Call:
+    """hidden transposed out of a [d, N] buffer, shards stored [d, V_i] and used transposed."""
+    hidden = torch.randn(8, 12, generator=gen).t()
+    shards = [torch.randn(8, n, generator=gen).t() for n in (10, 14, 6)]
+    targets = torch.randint(0, 30, (24,), generator=gen)[::2]
+    return Call((hidden, shards, targets))
+
+
 CASES: list[Case] = [
     Case("example_vp_embed", "vp_embed",
          lambda g: Call((torch.tensor([4, 0, 2]),
@@ -78,4 +105,25 @@ CASES: list[Case] = [
     Case("head_ties", "vp_argmax_logprob", _tie,
          note="exact ties between shards: the smallest id wins"),
     Case("head_single_row", "vp_argmax_logprob", lambda g: _head(g, [7, 9], n=1), note="N = 1"),
+    Case("head_ties_inside_shards", "vp_argmax_logprob", _tie_wide,
+         note="ties inside shards of 5 to 8 rows and across shards: a per-shard topk(1) may "
+              "return a later tied row; the smallest id wins"),
+    Case("head_target_too_large", "vp_argmax_logprob",
+         lambda g: Call((torch.randn(3, 4, generator=g), _shards(g, [5, 6], 4),
+                         torch.tensor([0, 11, 3]))),
+         note="target 11 with V = 11: IndexError (no shard owns it)"),
+    Case("head_target_negative", "vp_argmax_logprob",
+         lambda g: Call((torch.randn(3, 4, generator=g), _shards(g, [5, 6], 4),
+                         torch.tensor([2, -1, 3]))),
+         note="target -1: IndexError rather than wrapping to the last token"),
+    Case("embed_empty_ids", "vp_embed",
+         lambda g: Call((torch.zeros(0, dtype=torch.int64), _shards(g, [4, 5], 3))),
+         note="no ids (any shape includes empty): a [0, d] result; ids.min() would raise"),
+    Case("embed_empty_ids_2d", "vp_embed",
+         lambda g: Call((torch.zeros(3, 0, dtype=torch.int64), _shards(g, [2, 6, 1], 5))),
+         note="ids of shape [3, 0]: a [3, 0, d] result"),
+    Case("embed_non_contiguous", "vp_embed", _embed_views,
+         note="transposed ids and shards that are strided views of wider tables"),
+    Case("head_non_contiguous", "vp_argmax_logprob", _head_views,
+         note="transposed hidden states and shards, strided targets"),
 ]

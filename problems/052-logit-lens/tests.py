@@ -18,6 +18,23 @@ def _lens(gen: torch.Generator, *, layers: int = 4, n: int = 6, dim: int = 16, v
     return Call((hidden.to(dtype), norm_weight.to(dtype), weight.to(dtype), eps))
 
 
+def _hot(gen: torch.Generator) -> Call:
+    """A large norm weight and table: logits of 100 to 300, where exp() overflows float32."""
+    call = _lens(gen, layers=3, n=5, dim=16, vocab=40)
+    hidden, norm_weight, weight, eps = call.args
+    return Call((hidden, norm_weight * 8.0, weight * 5.0, eps))
+
+
+def _views(gen: torch.Generator) -> Call:
+    """Layers stacked position-first ([N, L, d], transposed to [L, N, d]), the norm weight a
+    strided view, the tied table stored [d, V] and used transposed."""
+    layers, n, dim, vocab = 4, 6, 16, 40
+    hidden = torch.randn(n, layers, dim, generator=gen).transpose(0, 1)
+    norm_weight = (0.5 + torch.rand(2 * dim, generator=gen))[::2]
+    weight = (torch.randn(dim, vocab, generator=gen) * 0.5).t()
+    return Call((hidden, norm_weight, weight, 1e-6))
+
+
 CASES: list[Case] = [
     Case(
         "example_two_layers", "logit_lens",
@@ -44,4 +61,8 @@ CASES: list[Case] = [
     Case("one_layer", "logit_lens", lambda g: _lens(g, layers=1, n=9), note="L = 1"),
     Case("bf16_inputs", "logit_lens", lambda g: _lens(g, dtype=torch.bfloat16),
          note="bfloat16 inputs: compute in float32, return int64 ids and float32 probabilities"),
+    Case("logits_near_overflow", "logit_lens", _hot,
+         note="logits of 100 to 300: exp() of them is inf in float32, subtract the maximum first"),
+    Case("non_contiguous", "logit_lens", _views,
+         note="transposed hidden states and table, a strided norm weight"),
 ]

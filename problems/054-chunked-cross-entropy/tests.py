@@ -20,6 +20,29 @@ def _random(gen: torch.Generator, *, n: int = 24, vocab: int = 50, dim: int = 8,
     return Call((hidden, weight, targets), kwargs)
 
 
+def _hot(gen: torch.Generator) -> Call:
+    """Logits in the hundreds that are exact integers: hidden entries are multiples of 10 up
+    to 80, the table's entries -1, 0 or 1. Every implementation computes the same logits, so
+    the softmax (and with it the gradients) is compared safely where exp() overflows."""
+    n, vocab, dim = 20, 30, 8
+    hidden = (torch.randint(-8, 9, (n, dim), generator=gen) * 10).float()
+    weight = torch.randint(-1, 2, (vocab, dim), generator=gen).float()
+    targets = torch.randint(0, vocab, (n,), generator=gen)
+    targets[torch.rand(n, generator=gen) < 0.2] = -100
+    return Call((hidden, weight, targets))
+
+
+def _views(gen: torch.Generator) -> Call:
+    """hidden the first half of a wider buffer, the table stored [d, V] and used transposed,
+    the targets every other entry of a longer tensor."""
+    n, vocab, dim = 20, 40, 8
+    hidden = torch.randn(n, 2 * dim, generator=gen)[:, :dim]
+    weight = (torch.randn(dim, vocab, generator=gen) * 0.5).t()
+    targets = torch.randint(0, vocab, (2 * n,), generator=gen)[::2]
+    targets[3] = -100
+    return Call((hidden, weight, targets))
+
+
 CASES: list[Case] = [
     Case("example_small", "chunked_cross_entropy",
          lambda g: Call((torch.tensor(EX_HIDDEN), torch.tensor(EX_WEIGHT), torch.tensor([0, 2, -100]))),
@@ -52,6 +75,15 @@ CASES: list[Case] = [
          grad_wrt=(0, 1), note="confident predictions (logits around 20), gradients compared"),
     Case("single_row", "chunked_cross_entropy", lambda g: _random(g, n=1, ignore_rate=0.0),
          grad_wrt=(0, 1), note="N = 1"),
+    Case("large_logits_grads", "chunked_cross_entropy", _hot, grad_wrt=(0, 1),
+         note="logits up to 640 (scale 80), gradients compared: a softmax without the max "
+              "subtracted gives NaN gradients even when the loss is right"),
+    Case("negative_target", "chunked_cross_entropy",
+         lambda g: Call((torch.randn(4, 3, generator=g), torch.randn(6, 3, generator=g),
+                         torch.tensor([0, -5, 1, -100]))),
+         note="target -5 is not ignore_index (-100): IndexError, not an ignored row"),
+    Case("non_contiguous", "chunked_cross_entropy", _views, grad_wrt=(0, 1),
+         note="a strided hidden, a transposed table and strided targets, gradients compared"),
     Case("bad_target", "chunked_cross_entropy",
          lambda g: Call((torch.randn(4, 3, generator=g), torch.randn(6, 3, generator=g),
                          torch.tensor([0, 6, 1, -100]))),

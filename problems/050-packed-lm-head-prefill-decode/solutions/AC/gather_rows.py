@@ -14,5 +14,7 @@ def sample_logits(hidden, cu_seqlens, weight, needs_logits):
     last = last_token_indices(cu_seqlens)
     if hidden.shape[0] != cu_seqlens[-1]:
         raise ValueError("token count")
+    if needs_logits.shape != last.shape:
+        raise ValueError("one flag per sequence")
     rows = hidden.index_select(0, last[needs_logits])
     return rows @ weight.t()

@@ -4,7 +4,7 @@ import torch
 
 def last_token_indices(cu_seqlens):
     out = []
-    if len(cu_seqlens) == 0 or int(cu_seqlens[0]) != 0:
+    if cu_seqlens.dim() != 1 or len(cu_seqlens) == 0 or int(cu_seqlens[0]) != 0:
         raise ValueError("cu_seqlens[0] must be 0")
     for b in range(len(cu_seqlens) - 1):
         start, end = int(cu_seqlens[b]), int(cu_seqlens[b + 1])
@@ -18,6 +18,8 @@ def sample_logits(hidden, cu_seqlens, weight, needs_logits):
     last = last_token_indices(cu_seqlens)
     if hidden.shape[0] != int(cu_seqlens[-1]):
         raise ValueError("token count")
+    if len(needs_logits) != len(last):
+        raise ValueError("one flag per sequence")
     rows = [weight @ hidden[i] for i, need in zip(last.tolist(), needs_logits.tolist()) if need]
     if not rows:
         return torch.zeros(0, weight.shape[0], dtype=hidden.dtype)

@@ -12,6 +12,8 @@ def vp_embed(ids, shards):
 
 
 def vp_argmax_logprob(hidden, shards, targets):
+    if ((targets < 0) | (targets >= sum(s.shape[0] for s in shards))).any():
+        raise IndexError("target out of range")
     logits = hidden @ torch.cat(shards).T
     logp = torch.log_softmax(logits, dim=1)
     return logits.argmax(dim=1), logp.gather(1, targets[:, None])[:, 0]

@@ -17,6 +17,8 @@ def vp_embed(ids, shards):
 
 
 def vp_argmax_logprob(hidden, shards, targets):
+    if ((targets < 0) | (targets >= sum(s.shape[0] for s in shards))).any():
+        raise IndexError("target out of range")
     ms, args, ss, tl = [], [], [], torch.zeros(hidden.shape[0])
     start = 0
     for shard in shards:

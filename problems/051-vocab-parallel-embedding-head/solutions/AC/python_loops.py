@@ -23,7 +23,10 @@ def vp_embed(ids, shards):
 
 def vp_argmax_logprob(hidden, shards, targets):
     best_ids, logps = [], []
+    vocab = sum(s.shape[0] for s in shards)
     for n in range(hidden.shape[0]):
+        if not 0 <= int(targets[n]) < vocab:
+            raise IndexError("target out of range")
         logits = torch.cat([shard @ hidden[n] for shard in shards]).tolist()
         m = max(logits)
         best_ids.append(logits.index(m))

@@ -17,4 +17,6 @@ def nearest_neighbours(weight, token_ids, k):
         order = torch.argsort(cos, descending=True)[:k]
         ids.append(order)
         sims.append(cos[order])
+    if not ids:
+        return torch.zeros(0, k, dtype=torch.int64), torch.zeros(0, k)
     return torch.stack(ids), torch.stack(sims)

@@ -20,7 +20,7 @@ def _kernel(ids_ptr, w_ptr, out_ptr, d):
 
 
 def embedding_gather(ids, weight):
-    weight = weight.contiguous()
+    ids, weight = ids.contiguous(), weight.contiguous()  # the kernel reads dense memory
     n, (v, d) = ids.shape[0], weight.shape
     if ((ids < 0) | (ids >= v)).any():
         raise IndexError("id out of range")
