@@ -40,6 +40,7 @@ class ProblemVersion(models.Model):
     # One entry per check item as it finishes: name, ok, detail, seconds, expected, actual, advice.
     check_items = models.JSONField(default=list, blank=True)
     check_message = models.TextField(blank=True)
+    check_started_at = models.DateTimeField(null=True, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
     activated_at = models.DateTimeField(null=True, blank=True)
 
@@ -94,6 +95,7 @@ class RejudgeItem(models.Model):
     version_before = models.CharField(max_length=64, blank=True)
     version_after = models.CharField(max_length=64, blank=True)
     message = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -180,3 +180,24 @@ def test_compose_runs_rejudges_on_a_worker_of_their_own() -> None:
     assert re.search(r"WORKER_CONCURRENCY: 1\n", rejudge)
     for service in ("web", "worker", "rejudge-worker"):
         assert "packages:/app/media/packages" in _service_block(compose, service)
+
+
+@pytest.mark.django_db
+def test_an_item_left_running_by_a_dead_worker_is_judged_when_redelivered(
+    alice: Any, charlie: Any, problem: Any, fake_engine: Any, staff_tasks: list[Any]
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    sub = _done(alice, problem, "WRONG", "AC")
+    rejudge = rejudge_problem(charlie, problem)
+    item = RejudgeItem.objects.get(rejudge=rejudge)
+    RejudgeItem.objects.filter(pk=item.pk).update(status=RejudgeStatus.RUNNING,
+                                                  started_at=timezone.now())
+    assert rejudge_item_judge(item.pk) == "skipped: not pending"  # alive: leave it alone
+    RejudgeItem.objects.filter(pk=item.pk).update(
+        started_at=timezone.now() - timedelta(hours=1))
+    assert rejudge_item_judge(item.pk) == "AC -> WA"
+    sub.refresh_from_db()
+    assert sub.verdict == "WA"

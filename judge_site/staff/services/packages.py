@@ -13,12 +13,13 @@ import logging
 import re
 import shutil
 import uuid
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from judge_site.catalog.models import Problem
@@ -179,11 +180,17 @@ def _check_backend() -> Any:
 def version_check(version_id: int) -> str:
     """Run the package check of an uploaded version (the worker's task). Every finished item
     is written to the row as it comes, for the page that watches it. Safe to call twice."""
+    from judge_site.staff.tasks import CHECK_SOFT_LIMIT_S
     from sandbox.check import CheckItem, check_package
 
+    # Pending, or left running by a worker that died (the task is redelivered): claim it.
+    stale = timezone.now() - timedelta(seconds=CHECK_SOFT_LIMIT_S + 120)
     claimed = ProblemVersion.objects.filter(
-        pk=version_id, check_status=CheckStatus.PENDING
-    ).update(check_status=CheckStatus.RUNNING, check_items=[], check_message="")
+        Q(check_status=CheckStatus.PENDING)
+        | Q(check_status=CheckStatus.RUNNING, check_started_at__lt=stale),
+        pk=version_id,
+    ).update(check_status=CheckStatus.RUNNING, check_items=[], check_message="",
+             check_started_at=timezone.now())
     if not claimed:
         return "skipped: not pending"
     row = ProblemVersion.objects.filter(pk=version_id)

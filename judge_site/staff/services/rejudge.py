@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from judge_site.catalog.models import Problem
@@ -71,9 +73,12 @@ def rejudge_problem(actor: Any, problem: Problem, only_accepted: bool = False) -
 
 def rejudge_item_judge(item_id: int) -> str:
     """Judge one rejudge item (the worker's task); safe to call twice."""
-    claimed = RejudgeItem.objects.filter(pk=item_id, status=RejudgeStatus.PENDING).update(
-        status=RejudgeStatus.RUNNING
-    )
+    # Pending, or left running by a worker that died (the task is redelivered): claim it.
+    stale = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    claimed = RejudgeItem.objects.filter(
+        Q(status=RejudgeStatus.PENDING) | Q(status=RejudgeStatus.RUNNING, started_at__lt=stale),
+        pk=item_id,
+    ).update(status=RejudgeStatus.RUNNING, started_at=timezone.now())
     if not claimed:
         return "skipped: not pending"
     item = RejudgeItem.objects.select_related("submission__problem").get(pk=item_id)
