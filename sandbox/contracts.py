@@ -135,9 +135,15 @@ class BenchmarkResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BenchmarkResult:
-        """The inverse of ``to_json``; keys this version does not know are ignored."""
+        """The inverse of ``to_json``; keys this version does not know are ignored. A result
+        stored before ``trust`` existed has only ``verified`` (False: rejected)."""
         known = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in data.items() if key in known})
+        values = {key: value for key, value in data.items() if key in known}
+        if "trust" in values:
+            values["trust"] = Trust(values["trust"])
+        elif data.get("verified") is False:
+            values["trust"] = Trust.REJECTED
+        return cls(**values)
 
 
 @dataclass(frozen=True)

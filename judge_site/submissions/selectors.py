@@ -86,6 +86,7 @@ class BoardRow:
     submission_id: int
     at: datetime
     verified: bool = True  # the grader trusted the timing (see BenchmarkResult.verified)
+    trust: str = "verified"  # sandbox.contracts.Trust: verified | charged | rejected
 
 
 def leaderboard_problem(problem: Problem, limit: int = 100) -> list[BoardRow]:
@@ -112,9 +113,19 @@ def leaderboard_problem(problem: Problem, limit: int = 100) -> list[BoardRow]:
             s.pk,
             s.created_at,
             bool((s.benchmark or {}).get("verified", True)),
+            benchmark_trust(s.benchmark),
         )
         for i, s in enumerate(ordered[:limit])
     ]
+
+
+def benchmark_trust(bench: dict | None) -> str:
+    """The benchmark's Trust value; results stored before it existed have only ``verified``."""
+    bench = bench or {}
+    trust = bench.get("trust")
+    if isinstance(trust, str) and trust:
+        return trust
+    return "verified" if bench.get("verified", True) else "rejected"
 
 
 def _speedup(sub: Submission) -> float | None:

@@ -74,3 +74,16 @@ def test_a_shape_may_name_the_case_whose_comparison_applies() -> None:
     assert comparison_case(cases[:2], shape).name == "benchmark s"
     with pytest.raises(PackageError):
         comparison_case(cases, BenchShape(name="s", fn="f", args=[], case="other"))
+
+
+def test_the_trust_enum_round_trips_and_old_results_read_back() -> None:
+    from sandbox.contracts import BenchmarkResult, Trust
+
+    charged = BenchmarkResult(1.2, 1.0, 1.2, trust=Trust.CHARGED, rule="gap_excess")
+    data = charged.to_json()
+    assert data["trust"] == "charged" and data["verified"] is True and data["rule"] == "gap_excess"
+    assert BenchmarkResult.from_json(data) == charged
+    old = {"speedup": 1.0, "submission_ms": 1.0, "baseline_ms": 1.0, "verified": False, "note": "x"}
+    assert BenchmarkResult.from_json(old).trust == Trust.REJECTED
+    assert not BenchmarkResult.from_json(old).verified
+    assert Trust.worst([Trust.VERIFIED, Trust.REJECTED, Trust.CHARGED]) == Trust.REJECTED
