@@ -22,7 +22,7 @@ from judge_site.catalog.models import Draft, Problem
 from sandbox.check import public_cases_static
 from sandbox.problem import PackageError, ProblemPackage, load_package
 
-SyncStatus = Literal["created", "updated", "unchanged", "unpublished"]
+SyncStatus = Literal["created", "updated", "unchanged", "unpublished", "kept upload"]
 
 # Import limits: a package is text (statement, Python, TOML); these are generous for that.
 MAX_ZIP_BYTES = 5 * 1024 * 1024
@@ -103,7 +103,14 @@ def problem_sync_all(problems_dir: Path | str) -> list[tuple[int, SyncStatus]]:
     if len(set(numbers)) != len(numbers):
         dupes = sorted({n for n in numbers if numbers.count(n) > 1})
         raise PackageError(f"{root}: several packages use the numbers {dupes}")
-    results: list[tuple[int, SyncStatus]] = [(p.number, problem_sync(p)) for p in packages]
+    uploads = Path(settings.JUDGE_PACKAGES_DIR).resolve()
+    uploaded = {  # a version uploaded by staff wins over the catalog on disk (/staff/upload/)
+        p.number for p in Problem.objects.filter(number__in=numbers)
+        if Path(p.package_dir).is_relative_to(uploads)
+    }
+    results: list[tuple[int, SyncStatus]] = [
+        (p.number, "kept upload" if p.number in uploaded else problem_sync(p)) for p in packages
+    ]
     gone = Problem.objects.filter(published=True).exclude(number__in=numbers)
     for problem in gone:
         if Path(problem.package_dir).parent == root:

@@ -223,3 +223,24 @@ def test_the_real_check_passes_the_tiny_package_in_the_local_sandbox(
     version.refresh_from_db()
     names = [i["name"] for i in version.check_items]
     assert "solutions/WA/small_only.py: hidden tests catch it" in names
+
+
+@pytest.mark.django_db
+def test_syncing_the_catalog_from_disk_keeps_an_uploaded_version(
+    tmp_path: Path, packages_dir: Path, charlie: Any, staff_tasks: list[Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tiny_package import write_package
+
+    from judge_site.catalog.services import problem_sync_all
+
+    disk = tmp_path / "catalog"
+    write_package(disk, 1)
+    assert problem_sync_all(disk) == [(NUMBER, "created")]
+    _fake_check(monkeypatch, ok=True)
+    version = _upload(charlie, tmp_path, 2)
+    version_check(version.pk)
+    version.refresh_from_db()
+    version_activate(charlie, version)
+    assert problem_sync_all(disk) == [(NUMBER, "kept upload")]
+    assert Problem.objects.get(number=NUMBER).package_dir == version.package_dir
