@@ -89,8 +89,10 @@ COPY kernels/ /app/kernels/
 COPY problems/ /app/problems/
 COPY judge_site/ /app/judge_site/
 # Uploaded problem packages (JUDGE_PACKAGES_DIR): a volume shared with web, owned by the app user.
+# /var/lock/tensor-judge (JUDGE_LOCK_DIR): the timing locks the workers share (a volume).
 RUN python3 -m compileall -q judge_site sandbox kernels && chmod 0755 /app/docker/entrypoint.sh \
-    && mkdir -p /app/media/packages && chown 10002:10002 /app/media/packages
+    && mkdir -p /app/media/packages /var/lock/tensor-judge \
+    && chown 10002:10002 /app/media/packages /var/lock/tensor-judge
 USER 10002:10002
 ENTRYPOINT ["/app/docker/entrypoint.sh"]
 CMD ["worker"]

@@ -267,6 +267,11 @@ JUDGE_GPU_ENABLED = envbool("JUDGE_GPU_ENABLED", "false")
 # Sandboxes each worker process keeps started ahead (docker, CPU problems): a judging then
 # skips the container start and the runner's torch import. 0 = none.
 JUDGE_SANDBOX_POOL_SIZE = envint("JUDGE_SANDBOX_POOL_SIZE", "0")
+# CPUs of each worker process's sandboxes (their timed phases never share a core): "auto" (one
+# CPU each, in turn), "0;1" / "0-1;2-3" (one set per process, in turn), "" (no pinning).
+JUDGE_SANDBOX_CPUSETS = envstr("JUDGE_SANDBOX_CPUSETS", "")
+# Where the host-wide timing locks live (one file per CPU set): shared by every worker of a host.
+JUDGE_LOCK_DIR = envstr("JUDGE_LOCK_DIR", "")
 # A sandbox older than this is an orphan of a worker that died mid-judging: none lives longer
 # than a warm pool's idle time (2 minutes) plus the task's hard time limit; a minute's margin.
 # Workers remove such sandboxes from their Docker engine.

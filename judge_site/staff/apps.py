@@ -1,7 +1,15 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_save
 
 
 class StaffConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "judge_site.staff"
     verbose_name = "Staff: versions, rejudges, audit"
+
+    def ready(self) -> None:
+        from django.contrib.admin.models import LogEntry
+
+        from judge_site.staff.signals import mirror_admin_log
+
+        post_save.connect(mirror_admin_log, sender=LogEntry, dispatch_uid="staff-audit-admin")

@@ -9,11 +9,19 @@ the image JUDGE_SANDBOX_IMAGES maps its requirements to ("triton=tensor-judge-sa
 every other problem in JUDGE_SANDBOX_IMAGE. A requirement without a mapping, or requirements
 mapped to different images, is a configuration error: the judging ends IE with that message.
 GPU judgings use the docker backend's GPU image, which must carry every GPU problem's requirements.
+
+Where the time goes and quiet timings: every judging runs through ``sandbox.phases.TimedBackend``,
+which records a per-phase breakdown (``environment["phases"]``) and, before the benchmark's
+first timed request, waits for this worker process's CPU set to be quiet (its warm pool paused,
+the host-wide lock of the set taken: sandbox/backends/cpu_sets.py); ``environment`` then says
+on which CPUs the timing ran, how long it waited, and whether it was contended.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -22,7 +30,9 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
+from sandbox.backends.cpu_sets import TimingLock, available_cpus, cpuset_for_process
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
+from sandbox.phases import TimedBackend, wait_for_closes
 from sandbox.problem import ProblemPackage
 
 log = logging.getLogger(__name__)
@@ -32,6 +42,15 @@ log = logging.getLogger(__name__)
 _pool_size = 0
 _pooled: dict[str, Backend] = {}
 _pool_lock = threading.Lock()
+# This worker process's CPU set (pin_worker_process), given to every sandbox it starts.
+_cpuset: str | None = None
+# A worker process removes a sandbox whose runner said goodbye after the verdict, in the
+# background (enable_pool); a one-shot command removes it before returning.
+_close_in_background = False
+# Before a benchmark: how long to wait for the warm pool's sandboxes still importing torch on
+# this CPU set, and for another timed judging holding the set (more processes than sets).
+QUIET_WAIT_S = 10.0
+TIMING_LOCK_WAIT_S = 120.0
 
 # Orphaned sandboxes are looked for at most this often per worker process (and at its start).
 ORPHAN_SWEEP_EVERY_S = 60.0
@@ -132,6 +151,8 @@ def backend_from_settings(
         return get_backend("local")
     if name == "docker":
         options: dict[str, object] = {}
+        if _cpuset is not None:
+            options["cpuset"] = _cpuset
         gpu_image = getattr(settings, "JUDGE_SANDBOX_GPU_IMAGE", "")
         if gpu_image:
             options["gpu_image"] = gpu_image
@@ -149,16 +170,40 @@ def backend_from_settings(
 def enable_pool(size: int) -> None:
     """Keep ``size`` pre-started CPU sandboxes per image warm in this process from now on (a
     Celery worker process; a one-shot command would leave its pool's containers behind)."""
-    global _pool_size
+    global _pool_size, _close_in_background
     _pool_size = max(0, int(size))
+    _close_in_background = True
+
+
+def pin_worker_process(index: int) -> str | None:
+    """Give worker process ``index`` its CPU set (settings.JUDGE_SANDBOX_CPUSETS: "auto", a
+    ";"-separated list, or "" for none): every sandbox it starts runs there, and so does the
+    process itself (its grader's own work stays off the other processes' timed CPUs).
+    Returns the set, or None when pinning is off."""
+    global _cpuset
+    setting = str(getattr(settings, "JUDGE_SANDBOX_CPUSETS", ""))
+    cpuset = cpuset_for_process(index, setting, available_cpus())
+    _cpuset = cpuset
+    if cpuset is not None:
+        from sandbox.backends.cpu_sets import parse_cpu_list
+
+        try:
+            os.sched_setaffinity(0, parse_cpu_list(cpuset))
+        except (AttributeError, OSError, ValueError) as exc:  # a set outside this container
+            log.warning("worker process %d: cannot pin itself to CPUs %s: %s", index, cpuset, exc)
+    log.info("worker process %d: sandboxes on CPUs %s", index, cpuset or "any")
+    return cpuset
 
 
 def close_pools() -> None:
-    """Destroy this process's idle pooled sandboxes and stop pooling."""
-    global _pool_size
+    """Destroy this process's idle pooled sandboxes and stop pooling (after the sandboxes
+    of finished judgings still being removed in the background are gone)."""
+    global _pool_size, _close_in_background
     with _pool_lock:
         backends, _pool_size = list(_pooled.values()), 0
         _pooled.clear()
+        _close_in_background = False
+    wait_for_closes()
     for backend in backends:
         backend.close()
 
@@ -248,15 +293,80 @@ def judge_source(
                 f"{', '.join(missing)} (problem.toml requires it): use JUDGE_BACKEND=docker "
                 "with the image JUDGE_SANDBOX_IMAGES maps it to",
             )
-    return judge(
-        package,
-        source,
-        mode=Mode(mode),
-        backend=backend,
-        on_progress=on_progress,
-        gpu_id=gpu_id,
-        labels={"tensor-judge.problem": str(package.number)},
+    quiet = _QuietCpus(backend)
+    timed = TimedBackend(
+        backend,
+        before_timing=quiet.before,
+        after_timing=quiet.after,
+        close_in_background=_close_in_background,
     )
+    try:
+        result = judge(
+            package,
+            source,
+            mode=Mode(mode),
+            backend=timed,
+            on_progress=on_progress,
+            gpu_id=gpu_id,
+            labels={"tensor-judge.problem": str(package.number)},
+        )
+    finally:
+        timed.finish()
+    timed.clock.cut(timed.clock.phase)
+    result.environment["phases"] = timed.clock.as_dict()
+    if quiet.info:
+        result.environment.update(quiet.info)
+    return result
+
+
+class _QuietCpus:
+    """Before a benchmark: pause this process's warm pool until its sandboxes are done
+    importing torch, and take the host-wide lock of the CPU set; afterwards, undo both.
+    ``info`` (for the result's environment) says what the timing ran under."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.cpuset: str | None = getattr(backend, "cpuset", None)
+        self.info: dict[str, str] = {}
+        self._lock: TimingLock | None = None
+        self._paused = False
+
+    def before(self) -> None:
+        start = time.monotonic()
+        contended: list[str] = []
+        pool = getattr(self.backend, "pool", None)
+        if pool is not None:
+            self._paused = True
+            if not pool.quiet(QUIET_WAIT_S):
+                contended.append("a warm sandbox was still starting on these CPUs")
+        if self.cpuset is not None:
+            lock_dir = str(getattr(settings, "JUDGE_LOCK_DIR", "")) or tempfile.gettempdir()
+            self._lock = TimingLock(lock_dir, self.cpuset)
+            try:
+                got = self._lock.acquire(TIMING_LOCK_WAIT_S)
+            except OSError as exc:  # the lock folder is not writable: time anyway, and say so
+                got = None
+                log.warning("timing lock in %s: %s", lock_dir, exc)
+            if got is None:
+                self._lock = None
+                contended.append(f"no timing lock on CPUs {self.cpuset}")
+        else:
+            contended.append("sandboxes not pinned to CPUs of their own")
+        waited = time.monotonic() - start
+        self.info = {
+            "timing_cpuset": self.cpuset or "any",
+            "timing_waited_s": f"{waited:.3f}",
+            "timing_contended": "yes: " + "; ".join(contended) if contended else "no",
+        }
+
+    def after(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        pool = getattr(self.backend, "pool", None)
+        if self._paused and pool is not None:
+            self._paused = False
+            pool.resume()
 
 
 def _internal_error(package: ProblemPackage, message: str) -> JudgeResult:

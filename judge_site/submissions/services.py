@@ -362,6 +362,8 @@ def submission_judge(submission_id: int) -> JudgeOutcome:
     )
     if submission is None or submission.status != Status.QUEUED:
         return JudgeOutcome("skipped", "not queued")
+    picked = time.monotonic()  # phases: the queue wait ends here
+    queue_wait_s = (timezone.now() - (submission.queued_at or submission.created_at)).total_seconds()
     token = _db_retry(f"submission {submission_id}: claim", lambda: _claim(submission))
     if token == BUSY:
         # No new message: the user's running judging hands off to this one when it ends.
@@ -370,13 +372,22 @@ def submission_judge(submission_id: int) -> JudgeOutcome:
         return JudgeOutcome("skipped", "claimed by someone else")
     try:
         with _Heartbeat(submission.pk, token):
-            return _judge_claimed(submission, token)
+            return _judge_claimed(submission, token, {"queue_wait": queue_wait_s}, picked)
     finally:
         _hand_off(submission.user_id, submission.pk)
 
 
-def _judge_claimed(submission: Submission, token: Any) -> JudgeOutcome:
+def _judge_claimed(
+    submission: Submission,
+    token: Any,
+    phases: dict[str, float] | None = None,
+    picked: float | None = None,
+) -> JudgeOutcome:
+    """``phases``/``picked``: the site's share of the result's per-phase breakdown (seconds,
+    environment["phases"]: queue wait, prepare = claim + package, progress writes, save)."""
     sid = submission.pk
+    phases = dict(phases or {})
+    picked = picked if picked is not None else time.monotonic()
     attempts = _db_retry(
         f"submission {sid}",
         lambda: Submission.objects.values_list("attempts", flat=True).get(pk=sid),
@@ -386,8 +397,10 @@ def _judge_claimed(submission: Submission, token: Any) -> JudgeOutcome:
 
     def on_progress(test: Any) -> None:
         progress.append(test.to_json())
+        start = time.monotonic()
         try:
             mine.update(tests=list(progress))
+            phases["progress_writes"] = phases.get("progress_writes", 0.0) + time.monotonic() - start
         except DB_ERRORS as exc:  # live progress is best effort; the verdict's write waits
             logger.warning("submission %s: progress not saved (%s)", sid, exc)
             _drop_connections()
@@ -398,6 +411,7 @@ def _judge_claimed(submission: Submission, token: Any) -> JudgeOutcome:
         logger.exception("submission %s: cannot load the package", sid)
         _finish_internal(sid, token, f"internal error: the problem package: {exc}")
         return JudgeOutcome("failed", str(exc))
+    phases["prepare"] = time.monotonic() - picked
     try:
         result = _judge_source(package, submission.code, submission.mode, on_progress)
     except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
@@ -430,6 +444,8 @@ def _judge_claimed(submission: Submission, token: Any) -> JudgeOutcome:
     note = judging_route(submission.problem).note
     if note:
         fields["environment"] = {**fields["environment"], "routing": note}
+    fields["environment"] = _with_phases(fields["environment"], phases)
+    saving = time.monotonic()
     finished = _db_retry(
         f"submission {sid}: verdict",
         lambda: mine.update(status=Status.DONE, finished_at=timezone.now(), **fields),
@@ -437,8 +453,23 @@ def _judge_claimed(submission: Submission, token: Any) -> JudgeOutcome:
     if not finished:
         logger.warning("submission %s: judged, but the claim was lost meanwhile (reaped)", sid)
         return JudgeOutcome("skipped", "lost the claim while judging (reaped?)")
+    # The verdict's own write, added after it (best effort: the verdict is already visible).
+    phases = {"save": time.monotonic() - saving}
+    try:
+        Submission.objects.filter(pk=sid, attempt_token=token).update(
+            environment=_with_phases(fields["environment"], phases)
+        )
+    except DB_ERRORS:
+        _drop_connections()
     logger.info("submission %s: judged %s (attempt %s)", sid, fields["verdict"], attempts)
     return JudgeOutcome("judged", fields["verdict"])
+
+
+def _with_phases(environment: dict[str, Any], site: dict[str, float]) -> dict[str, Any]:
+    """``environment`` with the site's phases (seconds) added to the engine's."""
+    phases = dict(environment.get("phases") or {})
+    phases.update({name: round(seconds, 4) for name, seconds in site.items()})
+    return {**environment, "phases": phases}
 
 
 def _finish_internal(submission_id: int, token: Any, message: str) -> int:

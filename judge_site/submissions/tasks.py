@@ -61,7 +61,11 @@ def _sweep_orphans(sender: Any = None, **_: Any) -> None:
 
 @worker_process_init.connect
 def _start_pool(**_: Any) -> None:
-    """Each judging process keeps JUDGE_SANDBOX_POOL_SIZE sandboxes started ahead (docker)."""
+    """Each judging process keeps JUDGE_SANDBOX_POOL_SIZE sandboxes started ahead (docker), on
+    a CPU set of its own (JUDGE_SANDBOX_CPUSETS)."""
+    from billiard.process import current_process
+
+    engine.pin_worker_process(int(getattr(current_process(), "index", 0) or 0))
     engine.enable_pool(settings.JUDGE_SANDBOX_POOL_SIZE)
 
 

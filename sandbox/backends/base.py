@@ -30,6 +30,9 @@ class SandboxSpec:
     max_frame_mib: int = 256  # cap on one message from the runner
     wall_time_s: float = 300.0  # hard kill from outside, whatever the grader does
     gpu_id: str | None = None  # one GPU by UUID/index, or None for CPU only
+    # CPUs the sandbox may run on ("0", "2-3"; Docker's --cpuset-cpus), None: the backend's own
+    # (a worker process's CPU set, see sandbox/backends/cpu_sets.py) or any.
+    cpuset: str | None = None
     # The GPU's host-wide lock is already held by this judging's other sandbox (the
     # baseline's, driven in alternation with the student's by one grader): do not wait for it.
     gpu_lock_held: bool = False

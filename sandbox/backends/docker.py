@@ -143,6 +143,7 @@ class DockerSandbox(Sandbox):
             mem_limit=memory,
             memswap_limit=memory,
             nano_cpus=int(backend.cpus * 1e9) if backend.cpus else None,
+            cpuset_cpus=self.cpuset,
             ulimits=[
                 Ulimit(name="core", soft=0, hard=0),
                 Ulimit(name="nofile", soft=1024, hard=1024),
@@ -170,6 +171,26 @@ class DockerSandbox(Sandbox):
     @property
     def spec(self) -> SandboxSpec:
         return self._spec
+
+    @property
+    def cpuset(self) -> str | None:
+        """The CPUs this sandbox runs on: its spec's, else its backend's (None: any)."""
+        return self._spec.cpuset or self._backend.cpuset
+
+    def has_spoken(self) -> bool:
+        """Whether the runner has written anything yet (a pooled runner writes its hello once
+        torch is imported: until then it is busy on its CPUs). Reads nothing."""
+        if self._stdout or self._mux:
+            return True
+        if self._sock is None:
+            return False
+        try:
+            self._sock.settimeout(0)
+            return self._sock.recv(1, socket.MSG_PEEK) != b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True  # gone: not busy either
 
     def alive(self) -> bool:
         """Still running with an open channel (a pooled sandbox is checked before hand-out)."""
@@ -415,6 +436,7 @@ class DockerSandbox(Sandbox):
                 "pids": str(self._spec.pids),
                 "tmpfs_mib": str(self._spec.tmpfs_mib),
                 "cpus": str(self._backend.cpus or "unlimited"),
+                "cpuset": self.cpuset or "any",
                 "device": f"cuda:{self._spec.gpu_id}" if self._spec.gpu_id else "cpu",
                 "sandbox": "pooled" if self._pooled else "fresh",
             }
@@ -430,7 +452,9 @@ class DockerBackend(Backend):
     client; default ``docker.from_env()``, i.e. DOCKER_HOST or the local socket),
     ``gpu_lock_dir``/``gpu_wait_s`` (where the per-GPU locks live, how long to wait for one),
     ``pool_size``/``pool_max_idle_s`` (a warm pool of pre-started CPU sandboxes, see
-    sandbox/backends/docker_pool.py; 0 = none; worth it only for a long-lived backend)."""
+    sandbox/backends/docker_pool.py; 0 = none; worth it only for a long-lived backend),
+    ``cpuset`` (the CPUs of every sandbox whose spec names none: a worker process's own set,
+    sandbox/backends/cpu_sets.py; None = any)."""
 
     name = "docker"
 
@@ -446,8 +470,10 @@ class DockerBackend(Backend):
         gpu_wait_s: float = 600.0,
         pool_size: int = 0,
         pool_max_idle_s: float = 120.0,
+        cpuset: str | None = None,
     ) -> None:
         self.image = image
+        self.cpuset = cpuset or None
         self.gpu_image = gpu_image
         if isinstance(gpu_ids, str):
             gpu_ids = [g.strip() for g in gpu_ids.split(",") if g.strip()]

@@ -6,6 +6,13 @@ runner's first frame ("hello", sent once torch is imported) stays unread in the 
 grader that takes a pooled sandbox reads it as from a fresh one and needs no change. Each
 sandbox is used once and destroyed as usual; no submission was ever loaded into a pooled one.
 
+Refills run in a background thread while the judging that took a sandbox goes on. A judging
+about to time its benchmark calls ``quiet()``: refills pause and it waits (bounded) for the
+pool's sandboxes still importing torch, which would otherwise share its CPU set; ``resume()``
+when its sandboxes are closed. A take that finds the pool empty while a refill is starting one
+waits for that one rather than start a second beside it (on a busy host two starts at once
+each take twice as long).
+
 Kept out of the pool: GPU sandboxes (an idle one would hold its GPU lock), sandboxes older
 than ``max_idle_s`` (they are replaced), and dead ones (checked before hand-out). A pooled
 container carries the label ``tensor-judge.pooled=1``; the spec's own labels, known only at
@@ -34,9 +41,12 @@ POOLED_LABEL = "tensor-judge.pooled"
 OWNER_LABEL = "tensor-judge.pool-owner"
 
 
-def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int]:
+def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int, str | None]:
     """The limits a pooled sandbox was created with; it serves only specs with the same."""
-    return (spec.memory_mib, spec.pids, spec.tmpfs_mib, spec.output_kib, spec.max_frame_mib)
+    return (
+        spec.memory_mib, spec.pids, spec.tmpfs_mib, spec.output_kib, spec.max_frame_mib,
+        spec.cpuset,
+    )  # fmt: skip
 
 
 class WarmPool:
@@ -50,14 +60,50 @@ class WarmPool:
         self._wake = threading.Event()
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._starting = 0  # refills in flight
+        self._refilling = False  # the refill thread was woken and has not finished
+        self._paused = 0  # judgings timing their benchmark (refills wait)
+        self._changed = threading.Condition(self._lock)
         self.hits = 0
         self.misses = 0
+        self.waited_hits = 0
 
-    def take(self, spec: SandboxSpec) -> DockerSandbox | None:
+    def take(self, spec: SandboxSpec, wait_s: float = 10.0) -> DockerSandbox | None:
         """A ready sandbox with ``spec``'s limits, re-armed with its wall-clock limit, or None.
-        Either way the pool learns ``spec``'s limits and refills in the background."""
+        Either way the pool learns ``spec``'s limits and refills in the background. When none
+        is ready but a refill with these limits is starting one, wait for it up to ``wait_s``."""
         if spec.gpu_id is not None or self.size <= 0:
             return None
+        found = self._take_ready(spec)
+        if found is None and wait_s > 0:
+            deadline = time.monotonic() + wait_s
+            with self._lock:
+                self._refilling = not self._paused  # the woken refill thread will start one
+            self._ensure_thread()
+            self._wake.set()
+            with self._lock:
+                while (
+                    not self._ready
+                    and (self._starting or self._refilling)
+                    and not self._closed
+                    and self._template is not None
+                    and pool_key(self._template) == pool_key(spec)
+                    and time.monotonic() < deadline
+                ):
+                    self._changed.wait(timeout=max(0.0, deadline - time.monotonic()))
+            found = self._take_ready(spec)
+            if found is not None:
+                self.waited_hits += 1
+        if found is not None:
+            found.rearm(spec)
+            self.hits += 1
+        else:
+            self.misses += 1
+        self._ensure_thread()
+        self._wake.set()
+        return found
+
+    def _take_ready(self, spec: SandboxSpec) -> DockerSandbox | None:
         key = pool_key(spec)
         found: DockerSandbox | None = None
         stale: list[DockerSandbox] = []
@@ -76,14 +122,28 @@ class WarmPool:
             self._ready = keep
         for box in stale:
             box.close()
-        if found is not None:
-            found.rearm(spec)
-            self.hits += 1
-        else:
-            self.misses += 1
-        self._ensure_thread()
-        self._wake.set()
         return found
+
+    def quiet(self, timeout_s: float) -> bool:
+        """Pause refills and wait until no sandbox of this pool is starting or importing torch
+        (they share the CPU set of the judging about to be timed). True when quiet in time."""
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            self._paused += 1
+        while True:
+            with self._lock:
+                busy = self._starting > 0 or any(not b.has_spoken() for _, b in self._ready)
+            if not busy:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+    def resume(self) -> None:
+        """A timed phase is over: refills may go on."""
+        with self._lock:
+            self._paused = max(0, self._paused - 1)
+        self._wake.set()
 
     def ready_count(self) -> int:
         with self._lock:
@@ -93,6 +153,8 @@ class WarmPool:
         """Destroy every idle sandbox and stop refilling."""
         self._closed = True
         self._wake.set()
+        with self._lock:
+            self._changed.notify_all()
         with self._lock:
             boxes, self._ready = [box for _, box in self._ready], []
         for box in boxes:
@@ -111,6 +173,9 @@ class WarmPool:
             self._wake.clear()
             with contextlib.suppress(Exception):
                 self._refill_once()
+            with self._lock:
+                self._refilling = False
+                self._changed.notify_all()
 
     def _refill_once(self) -> None:
         from sandbox.backends.docker import DockerSandbox
@@ -122,7 +187,11 @@ class WarmPool:
             self._ready = [(b, box) for b, box in self._ready if now - b <= self.max_idle_s]
         for box in expired:
             box.close()
-        while template is not None and not self._closed and self.ready_count() < self.size:
+        while template is not None and not self._closed:
+            with self._lock:
+                if self._paused or len(self._ready) >= self.size:
+                    return  # resume() or the next take wakes the thread again
+                self._starting += 1
             # Limited only by max idle: the wall clock re-arms at hand-out.
             spec = replace(
                 template,
@@ -133,12 +202,18 @@ class WarmPool:
                 box = DockerSandbox(self.backend, spec, self.backend.image)
             except Exception as exc:
                 log.warning("warm pool: could not start a sandbox: %s", exc)
+                with self._lock:
+                    self._starting -= 1
+                    self._changed.notify_all()
                 return
             with self._lock:
-                if self._closed:
-                    box.close()
-                    return
-                self._ready.append((time.monotonic(), box))
+                self._starting -= 1
+                self._changed.notify_all()
+                if not self._closed:
+                    self._ready.append((time.monotonic(), box))
+                    continue
+            box.close()
+            return
 
 
 def remove_pooled(client: Any, owner: str | None = None) -> int:

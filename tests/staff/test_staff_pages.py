@@ -171,3 +171,19 @@ def test_staff_templates_carry_no_inline_script_or_style() -> None:
         assert "style=" not in text, template
         assert not re.search(r"<script(?![^>]*\bsrc=)", text), template
         assert not re.search(r"\son[a-z]+=", text), template
+
+
+@pytest.mark.django_db
+def test_a_change_in_the_admin_forms_is_audited(client: Any, alice: Any, charlie: Any) -> None:
+    charlie.is_superuser = True
+    charlie.save()
+    client.force_login(charlie)
+    response = client.post(f"/admin/auth/user/{alice.pk}/change/", {
+        "username": "alice", "is_active": "on", "is_staff": "on",
+        "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00",
+        "initial-date_joined_0": "2026-01-01", "initial-date_joined_1": "00:00:00",
+    })
+    assert response.status_code == 302, response.content.decode()[:2000]
+    entry = AuditEntry.objects.get(action="admin.change")
+    assert entry.actor == charlie and entry.target == "user alice"
+    assert "Staff status" in json.dumps(entry.detail) or "is_staff" in json.dumps(entry.detail)

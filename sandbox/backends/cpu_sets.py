@@ -1,0 +1,97 @@
+"""CPU sets for timed phases: each worker process's sandboxes on CPUs of their own, and a
+host-wide lock per CPU set so that two timed phases never share a core.
+
+A judging's benchmark times the student's function against the baseline; a second timed
+phase on the same core (another worker process's benchmark, a warm sandbox importing torch)
+inflates one side of the ratio more than the other. Worker process ``i`` pins its sandboxes
+(the student's and a sibling's alike) to its own CPU set; when there are more worker processes
+than CPU sets the sets are shared and the lock (an advisory ``flock``, like GpuLock)
+serializes their timed phases.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import time
+
+
+def parse_cpu_list(text: str) -> list[int]:
+    """Linux's CPU list format ("0-3,6") as a sorted list of CPU numbers."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        if not lo.isdigit() or (sep and not hi.isdigit()):
+            raise ValueError(f"not a CPU list: {text!r} (e.g. 0-3,6)")
+        first, last = int(lo), int(hi) if sep else int(lo)
+        if last < first:
+            raise ValueError(f"not a CPU list: {text!r} ({part} runs backwards)")
+        cpus.update(range(first, last + 1))
+    return sorted(cpus)
+
+
+def available_cpus() -> list[int]:
+    """The CPUs this process may run on."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return list(range(os.cpu_count() or 1))
+
+
+def cpuset_for_process(index: int, setting: str, cpus: list[int] | None = None) -> str | None:
+    """The CPU set of worker process ``index`` (0-based), as Docker's ``--cpuset-cpus`` wants it.
+
+    ``setting``: "auto" (one CPU each, process ``i`` on the i-th available CPU, wrapping round
+    when there are more processes than CPUs), "" or "none" (no pinning), or an explicit list of
+    sets separated by ";" ("0;1" or "0-1;2-3"), given to the processes in turn."""
+    setting = setting.strip().lower()
+    if setting in ("", "none", "off"):
+        return None
+    if setting == "auto":
+        cpus = cpus if cpus is not None else available_cpus()
+        if not cpus:
+            return None
+        return str(cpus[index % len(cpus)])
+    sets = [s.strip() for s in setting.split(";") if s.strip()]
+    for s in sets:
+        parse_cpu_list(s)  # refuse a malformed set here, not at the first container start
+    if not sets:
+        return None
+    return sets[index % len(sets)]
+
+
+class TimingLock:
+    """An exclusive host-wide lock on one CPU set while a timed phase runs on it."""
+
+    def __init__(self, lock_dir: str, cpuset: str) -> None:
+        safe = re.sub(r"[^0-9A-Za-z_.-]", "_", cpuset)
+        self.path = os.path.join(lock_dir, f"tensor-judge-cpus-{safe}.lock")
+        self._fd: int | None = None
+
+    def acquire(self, timeout_s: float) -> float | None:
+        """Take the lock; returns the seconds waited, or None when it stayed busy ``timeout_s``
+        (the timing then goes ahead and says it was contended)."""
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        start = time.monotonic()
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._fd = fd
+                return time.monotonic() - start
+            except BlockingIOError:
+                if time.monotonic() - start >= timeout_s:
+                    os.close(fd)
+                    return None
+                time.sleep(0.02)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                os.close(self._fd)
+            self._fd = None

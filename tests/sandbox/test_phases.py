@@ -1,0 +1,267 @@
+"""Rules of the judging's timing machinery (no timings asserted): the phases a judging is cut
+into, the hooks around its benchmark, CPU sets per worker process, the host-wide timing lock,
+and the warm pool's background refill, waits and pause."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sandbox import framing
+from sandbox.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
+from sandbox.backends.cpu_sets import TimingLock, cpuset_for_process, parse_cpu_list
+from sandbox.phases import TimedBackend, op_of, wait_for_closes
+
+# ------------------------------------------------------------------ CPU sets and the lock
+
+
+def test_each_worker_process_gets_a_cpu_set_of_its_own() -> None:
+    sets = [cpuset_for_process(i, "auto", [0, 1, 2, 3]) for i in range(4)]
+    assert sets == ["0", "1", "2", "3"]
+    assert len(set(sets)) == len(sets)
+
+
+def test_more_processes_than_cpus_share_sets_in_turn() -> None:
+    assert [cpuset_for_process(i, "auto", [2, 5]) for i in range(4)] == ["2", "5", "2", "5"]
+
+
+def test_explicit_sets_are_handed_out_in_turn() -> None:
+    assert [cpuset_for_process(i, "0-1;2-3", [0]) for i in range(3)] == ["0-1", "2-3", "0-1"]
+
+
+@pytest.mark.parametrize("setting", ["", "none", "off"])
+def test_pinning_can_be_off(setting: str) -> None:
+    assert cpuset_for_process(0, setting, [0, 1]) is None
+
+
+def test_a_malformed_set_is_refused_at_once() -> None:
+    with pytest.raises(ValueError):
+        cpuset_for_process(0, "0;a-b", [0, 1])
+    assert parse_cpu_list("0-2,5") == [0, 1, 2, 5]
+
+
+def test_one_timed_phase_per_cpu_set(tmp_path: Any) -> None:
+    first, second = TimingLock(str(tmp_path), "0"), TimingLock(str(tmp_path), "0")
+    other = TimingLock(str(tmp_path), "1")
+    assert first.acquire(1.0) is not None
+    assert second.acquire(0.05) is None  # busy: the caller times anyway and says so
+    assert other.acquire(0.05) is not None  # another set is independent
+    first.release()
+    assert second.acquire(1.0) is not None
+    second.release()
+    other.release()
+
+
+def test_a_worker_process_pins_itself_and_its_sandboxes(settings: Any, monkeypatch: Any) -> None:
+    from judge_site.submissions import engine
+
+    pinned: list[list[int]] = []
+    monkeypatch.setattr(engine.os, "sched_setaffinity", lambda pid, cpus: pinned.append(list(cpus)))
+    monkeypatch.setattr(engine, "available_cpus", lambda: [0, 1])
+    monkeypatch.setattr(engine, "_cpuset", None)
+    settings.JUDGE_SANDBOX_CPUSETS = "auto"
+    settings.JUDGE_BACKEND = "docker"
+    assert engine.pin_worker_process(1) == "1"
+    assert pinned == [[1]]
+    backend = engine.backend_from_settings(requires=[])
+    assert backend.cpuset == "1"  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ phases
+
+
+class FakeBox(Sandbox):
+    """Answers every request at once; the first recv is the hello."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+        self.closed = threading.Event()
+
+    def send(self, frame: bytes) -> None:
+        self.log.append(op_of(frame))
+
+    def recv(self, timeout_s: float) -> bytes:
+        return framing.encode_frame({"op": "reply"})
+
+    def close(self) -> SandboxExit:
+        self.closed.set()
+        return SandboxExit(0, False, False, "", False)
+
+    @property
+    def environment(self) -> dict[str, str]:
+        return {"backend": "fake"}
+
+
+class FakeBackend(Backend):
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.boxes: list[FakeBox] = []
+        self.log: list[str] = []
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        box = FakeBox(self.log)
+        self.boxes.append(box)
+        return box
+
+
+def request(box: Sandbox, op: str) -> None:
+    box.send(framing.encode_frame({"op": op}))
+    box.recv(1.0)
+
+
+def test_a_judging_is_cut_into_named_phases_and_hooks_wrap_its_benchmark() -> None:
+    events: list[str] = []
+    inner = FakeBackend()
+    timed = TimedBackend(
+        inner,
+        before_timing=lambda: events.append("before"),
+        after_timing=lambda: events.append("after"),
+        close_in_background=False,
+    )
+    with timed.start(SandboxSpec()) as box:
+        box.recv(1.0)  # hello
+        request(box, "load")
+        request(box, "call")
+        request(box, "call")
+        sibling = timed.start(SandboxSpec())
+        sibling.recv(1.0)
+        request(sibling, "load")
+        for _ in range(3):
+            request(box, "time")
+            request(sibling, "time")
+        assert events == ["before"]  # once, at the first timed request
+        request(sibling, "bye")
+        sibling.close()
+        assert events == ["before"]  # the student's sandbox is still open
+        request(box, "bye")
+    assert events == ["before", "after"]
+    timed.finish()
+    assert events == ["before", "after"]  # idempotent
+    phases = timed.clock.as_dict()
+    assert {"sandbox_start", "runner_ready", "load", "tests", "benchmark", "timing_wait",
+            "shutdown", "sibling_start"} <= set(phases)  # fmt: skip
+    assert inner.log.count("call") == 2 and all(b.closed.is_set() for b in inner.boxes)
+
+
+def test_a_run_never_enters_the_benchmark_hooks() -> None:
+    events: list[str] = []
+    timed = TimedBackend(FakeBackend(), before_timing=lambda: events.append("before"))
+    with timed.start(SandboxSpec()) as box:
+        box.recv(1.0)
+        request(box, "load")
+        request(box, "call")
+        request(box, "bye")
+    timed.finish()
+    assert events == []
+    assert "benchmark" not in timed.clock.as_dict()
+
+
+def test_a_sandbox_is_removed_in_the_background_only_after_its_goodbye() -> None:
+    inner = FakeBackend()
+    timed = TimedBackend(inner, close_in_background=True)
+    with timed.start(SandboxSpec()) as box:
+        box.recv(1.0)
+        request(box, "bye")
+    with timed.start(SandboxSpec()) as box:  # no goodbye (a fault): removed before returning
+        box.recv(1.0)
+        request(box, "call")
+    assert inner.boxes[1].closed.is_set()
+    wait_for_closes(10.0)
+    assert inner.boxes[0].closed.is_set()
+
+
+# ------------------------------------------------------------------ the warm pool
+
+
+class FakeDockerBox:
+    """Stands in for DockerSandbox in the pool: starts in ``START_S``, speaks when told."""
+
+    START_S = 0.2
+    made: list[FakeDockerBox] = []
+
+    def __init__(self, backend: Any, spec: SandboxSpec, image: str) -> None:
+        time.sleep(self.START_S)
+        self.spec = spec
+        self.spoken = False
+        self.closed = False
+        self.rearmed = False
+        FakeDockerBox.made.append(self)
+
+    def alive(self) -> bool:
+        return not self.closed
+
+    def has_spoken(self) -> bool:
+        return self.spoken
+
+    def rearm(self, spec: SandboxSpec) -> None:
+        self.spec, self.rearmed = spec, True
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    import sandbox.backends.docker as docker_backend
+    from sandbox.backends.docker_pool import WarmPool
+
+    FakeDockerBox.made = []
+    monkeypatch.setattr(docker_backend, "DockerSandbox", FakeDockerBox)
+
+    class Owner:
+        image = "fake"
+
+    warm = WarmPool(Owner(), size=2)  # type: ignore[arg-type]
+    yield warm
+    warm.close()
+
+
+def wait_until(condition: Any, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return bool(condition())
+
+
+def test_the_pool_refills_to_its_size_in_the_background(pool: Any) -> None:
+    assert pool.take(SandboxSpec(), wait_s=0) is None  # a miss teaches it the limits
+    assert wait_until(lambda: pool.ready_count() == 2)
+    box = pool.take(SandboxSpec())
+    assert box is not None and box.rearmed
+    assert wait_until(lambda: pool.ready_count() == 2)  # refilled after the hand-out
+    assert len(FakeDockerBox.made) == 3
+
+
+def test_a_take_waits_for_a_start_in_flight_instead_of_a_miss(pool: Any) -> None:
+    pool.take(SandboxSpec(), wait_s=0)
+    assert wait_until(lambda: pool.ready_count() == 2)
+    pool.take(SandboxSpec())
+    pool.take(SandboxSpec())  # the pool is empty now, refills in flight
+    box = pool.take(SandboxSpec(), wait_s=10.0)
+    assert box is not None and pool.waited_hits >= 1
+
+
+def test_a_sandbox_of_other_limits_is_not_handed_out(pool: Any) -> None:
+    pool.take(SandboxSpec(), wait_s=0)
+    assert wait_until(lambda: pool.ready_count() == 2)
+    assert pool.take(SandboxSpec(cpuset="1"), wait_s=0) is None
+
+
+def test_quiet_pauses_refills_and_waits_for_sandboxes_still_starting(pool: Any) -> None:
+    pool.take(SandboxSpec(), wait_s=0)
+    assert wait_until(lambda: pool.ready_count() == 2)
+    assert not pool.quiet(0.05)  # neither runner has said hello yet: busy on its CPUs
+    for box in FakeDockerBox.made:
+        box.spoken = True
+    pool.resume()
+    assert pool.quiet(1.0)
+    pool.take(SandboxSpec(), wait_s=0)
+    time.sleep(4 * FakeDockerBox.START_S)
+    assert pool.ready_count() == 1  # paused: no refill while a benchmark is timed
+    pool.resume()
+    assert wait_until(lambda: pool.ready_count() == 2)
