@@ -187,3 +187,10 @@ def test_a_change_in_the_admin_forms_is_audited(client: Any, alice: Any, charlie
     entry = AuditEntry.objects.get(action="admin.change")
     assert entry.actor == charlie and entry.target == "user alice"
     assert "Staff status" in json.dumps(entry.detail) or "is_staff" in json.dumps(entry.detail)
+
+
+@pytest.mark.django_db
+def test_the_admin_index_and_the_site_link_to_the_staff_pages(client: Any, charlie: Any) -> None:
+    client.force_login(charlie)
+    assert 'href="/staff/upload/"' in client.get("/admin/").content.decode()
+    assert '<a href="/staff/">Staff</a> <a href="/admin/">' in client.get("/staff/upload/").content.decode()
