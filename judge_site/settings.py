@@ -304,6 +304,14 @@ AXES_LOCKOUT_PARAMETERS = [
     item.split("+") if "+" in item else item
     for item in envlist("JUDGE_LOGIN_LOCKOUT", "username,ip_address")
 ]
+if not AXES_LOCKOUT_PARAMETERS or any(
+    part not in ("username", "ip_address")
+    for item in AXES_LOCKOUT_PARAMETERS
+    for part in ([item] if isinstance(item, str) else item)
+):
+    raise ImproperlyConfigured(
+        "JUDGE_LOGIN_LOCKOUT lists username, ip_address or username+ip_address, comma-separated"
+    )
 AXES_LOCKOUT_CALLABLE = "judge_site.accounts.views.locked_out"
 AXES_CLIENT_IP_CALLABLE = "judge_site.core.requests.client_ip"
 AXES_USERNAME_CALLABLE = "judge_site.accounts.usernames.axes_username"

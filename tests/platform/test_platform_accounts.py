@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
@@ -10,6 +18,7 @@ from django.test import Client
 
 pytestmark = pytest.mark.django_db
 
+ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct-horse-battery-41"
 User = get_user_model()
 
@@ -148,3 +157,343 @@ def test_ensure_admin_refuses_a_missing_password(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(CommandError, match="JUDGE_ADMIN_PASSWORD"):
         call_command("ensure_admin")
     assert not User.objects.filter(username="boss").exists()
+
+
+# --- log-in throttle (django-axes) -------------------------------------------------------------
+
+ELSEWHERE = "198.51.100.7"
+ATTACKER = "203.0.113.66"
+
+
+@pytest.fixture
+def bob() -> AbstractUser:
+    return User.objects.create_user("bob", "bob@example.org", PASSWORD)
+
+
+@pytest.fixture
+def low_limit(settings: Any) -> None:
+    settings.AXES_FAILURE_LIMIT = 3
+
+
+def log_in(
+    client: Client, username: str, password: str, address: str, path: str = "/accounts/login/"
+) -> Any:
+    return client.post(path, {"username": username, "password": password}, REMOTE_ADDR=address)
+
+
+def test_it_locks_an_account_after_failures_from_many_addresses(
+    client: Client, alice: AbstractUser, low_limit: None
+) -> None:
+    for i in range(2):
+        assert log_in(client, "alice", "wrong-guess", f"203.0.113.{i + 1}").status_code == 200
+    # The failure that reaches the limit already answers with the lockout page.
+    assert log_in(client, "alice", "wrong-guess", "203.0.113.3").status_code == 429
+    response = log_in(client, "alice", PASSWORD, ELSEWHERE)
+    assert response.status_code == 429
+    page = response.content.decode()
+    assert "Too many failed log-ins" in page and "15 minutes" in page
+    assert "ask your instructor or an administrator" in page
+    assert logged_in_username(client) is None
+
+
+def test_the_account_counter_ignores_the_case_of_the_username(
+    client: Client, alice: AbstractUser, low_limit: None
+) -> None:
+    for name in ["Alice", "ALICE", "alice"]:
+        log_in(client, name, "wrong-guess", ATTACKER)
+    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
+
+
+def test_it_locks_an_address_that_tries_many_accounts(
+    client: Client, alice: AbstractUser, bob: AbstractUser, low_limit: None
+) -> None:
+    for name in ["carol", "dave", "erin"]:
+        log_in(client, name, "wrong-guess", ATTACKER)
+    assert log_in(client, "bob", PASSWORD, ATTACKER).status_code == 429
+    response = log_in(client, "alice", PASSWORD, ELSEWHERE)  # another address: not locked
+    assert response.status_code == 302 and logged_in_username(client) == "alice"
+
+
+def test_a_forged_forwarded_for_header_does_not_escape_the_address_lock(
+    client: Client, bob: AbstractUser, low_limit: None
+) -> None:
+    for i in range(3):
+        client.post(
+            "/accounts/login/",
+            {"username": f"user{i}", "password": "x"},
+            REMOTE_ADDR=ATTACKER,
+            HTTP_X_FORWARDED_FOR=f"192.0.2.{i}",
+        )
+    assert log_in(client, "bob", PASSWORD, ATTACKER).status_code == 429
+
+
+def test_the_admin_log_in_is_throttled_too(
+    client: Client, staff: AbstractUser, low_limit: None
+) -> None:
+    admin_login = "/admin/login/?next=/admin/"
+    for i in range(3):
+        log_in(client, "root", "wrong-guess", f"203.0.113.{i + 1}", admin_login)
+    response = log_in(client, "root", PASSWORD, ELSEWHERE, admin_login)
+    assert response.status_code == 429
+    assert b"Too many failed log-ins" in response.content
+
+
+def test_the_lock_ends_after_the_cool_off(
+    client: Client, alice: AbstractUser, low_limit: None
+) -> None:
+    from axes.models import AccessAttempt
+    from django.utils import timezone
+
+    for _ in range(3):
+        log_in(client, "alice", "wrong-guess", ATTACKER)
+    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
+    # As if the cool-off had passed (no sleeping in tests).
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
+    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 302
+
+
+def test_failures_below_the_limit_do_not_lock(
+    client: Client, alice: AbstractUser, low_limit: None
+) -> None:
+    for _ in range(2):
+        log_in(client, "alice", "wrong-guess", ATTACKER)
+    assert log_in(client, "alice", PASSWORD, ATTACKER).status_code == 302
+
+
+# --- sign-up: throttle per address, invitation codes, closed -----------------------------------
+
+
+def sign_up(client: Client, username: str, address: str = ELSEWHERE, **extra: str) -> Any:
+    data = {"username": username, "password1": PASSWORD, "password2": PASSWORD, **extra}
+    response = client.post("/accounts/signup/", data, REMOTE_ADDR=address)
+    client.post("/accounts/logout/")
+    return response
+
+
+def test_sign_up_is_throttled_per_address(client: Client, settings: Any) -> None:
+    settings.JUDGE_SIGNUPS_PER_ADDRESS = 2
+    assert sign_up(client, "dora", ATTACKER).status_code == 302
+    assert sign_up(client, "emil", ATTACKER).status_code == 302
+    refused = sign_up(client, "fred", ATTACKER)
+    assert refused.status_code == 429
+    assert "Too many accounts were created from your network address" in refused.content.decode()
+    assert not User.objects.filter(username="fred").exists()
+    assert sign_up(client, "fred", ELSEWHERE).status_code == 302
+    from judge_site.accounts.models import Registration
+
+    assert Registration.objects.get(user__username="dora").client_ip == ATTACKER
+
+
+def test_invite_mode_asks_for_a_valid_code(client: Client, settings: Any) -> None:
+    settings.JUDGE_SIGNUP = "invite"
+    settings.JUDGE_SIGNUP_INVITE_CODES = ["course-42", "lab-7"]
+    page = client.get("/accounts/signup/").content.decode()
+    assert 'name="invite_code"' in page
+    missing = sign_up(client, "dora")
+    assert missing.status_code == 200 and not User.objects.filter(username="dora").exists()
+    wrong = sign_up(client, "dora", invite_code="course-43")
+    assert "invitation code is not valid" in wrong.content.decode()
+    assert not User.objects.filter(username="dora").exists()
+    assert sign_up(client, "dora", invite_code="lab-7").status_code == 302
+    from judge_site.accounts.models import Registration
+
+    assert Registration.objects.get(user__username="dora").invite_code == "lab-7"
+
+
+def test_open_mode_asks_for_no_code(client: Client) -> None:
+    assert b"invite_code" not in client.get("/accounts/signup/").content
+
+
+def test_closed_mode_refuses_sign_up_and_hides_the_link(client: Client, settings: Any) -> None:
+    settings.JUDGE_SIGNUP = "closed"
+    page = client.get("/accounts/signup/")
+    assert page.status_code == 403
+    assert "ask your instructor or an administrator for an account" in page.content.decode()
+    assert sign_up(client, "dora").status_code == 403
+    assert not User.objects.filter(username="dora").exists()
+    assert b'href="/accounts/signup/"' not in client.get("/accounts/login/").content
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"JUDGE_SIGNUP": "invite"}, "JUDGE_SIGNUP=invite needs JUDGE_SIGNUP_INVITE_CODES"),
+        ({"JUDGE_SIGNUP": "maybe"}, "JUDGE_SIGNUP='maybe' is not one of: open, invite, closed"),
+    ],
+)
+def test_settings_refuse_a_bad_sign_up_mode(env: dict[str, str], message: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", "import judge_site.settings"],
+        cwd=ROOT,
+        env={**os.environ, "DEBUG": "true", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode != 0 and message in proc.stderr
+
+
+# --- usernames that cannot pass for another's --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["аlice", "ALICE", "Alice", "a1ice", "aIice", "alice.", "_alice", "aiice"]
+)
+def test_it_refuses_a_name_confusable_with_an_existing_one(
+    client: Client, alice: AbstractUser, name: str
+) -> None:
+    response = sign_up(client, name)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "English letters" in page or "similar" in page or "already exists" in page
+    assert User.objects.filter(username=name).count() == (1 if name == "alice" else 0)
+
+
+@pytest.mark.parametrize("name", ["bоb", "b ob", "b@b", "x", "---", "a" * 31])
+def test_it_refuses_names_outside_the_plain_alphabet(client: Client, name: str) -> None:
+    assert sign_up(client, name).status_code == 200
+    assert not User.objects.filter(username=name).exists()
+
+
+def test_similar_but_distinct_names_are_accepted(client: Client, alice: AbstractUser) -> None:
+    for name in ["alicia", "alice_w", "Dora-K.2"]:
+        assert sign_up(client, name).status_code == 302, name
+
+
+def test_full_width_letters_are_stored_as_plain_ones(client: Client) -> None:
+    assert sign_up(client, "ｂob").status_code == 302  # Django's NFKC normalisation
+    assert User.objects.filter(username="bob").exists()
+
+
+def test_the_skeleton_maps_look_alikes_together() -> None:
+    from judge_site.accounts.usernames import skeleton
+
+    assert skeleton("rnary") == skeleton("mary")
+    assert skeleton("B0B") == skeleton("bob")
+    assert skeleton("vvill") == skeleton("will")
+    assert skeleton("ｂob") == skeleton("bob")  # NFKC: full-width letters
+    assert skeleton("bob") != skeleton("rob")
+
+
+# --- API tokens and password changes ------------------------------------------------------------
+
+
+def make_token(user: AbstractUser) -> str:
+    from judge_site.accounts.models import ApiToken
+
+    return ApiToken.objects.create(user=user, key=ApiToken.generate_key()).key
+
+
+def api_status(client: Client, key: str) -> int:
+    return client.get("/api/v1/problems", HTTP_AUTHORIZATION=f"Token {key}").status_code
+
+
+def test_a_password_change_rotates_the_api_token(client: Client, alice: AbstractUser) -> None:
+    old = make_token(alice)
+    assert api_status(client, old) == 200
+    client.force_login(alice)
+    new_password = "another-long-passphrase-77"
+    client.post(
+        "/accounts/password/",
+        {"old_password": PASSWORD, "new_password1": new_password, "new_password2": new_password},
+    )
+    alice.api_token.refresh_from_db()
+    assert alice.api_token.key != old
+    assert api_status(Client(), old) == 401
+    assert api_status(Client(), alice.api_token.key) == 200
+
+
+def test_any_password_change_rotates_the_token(alice: AbstractUser) -> None:
+    old = make_token(alice)
+    alice.set_password("set-elsewhere-password-5")  # the admin, changepassword, ensure_admin
+    alice.save()
+    alice.api_token.refresh_from_db()
+    assert alice.api_token.key != old
+
+
+def test_other_changes_keep_the_token(client: Client, alice: AbstractUser) -> None:
+    old = make_token(alice)
+    alice.email = "new@example.org"
+    alice.save()
+    log_in(client, "alice", PASSWORD, ELSEWHERE)  # updates last_login
+    alice.api_token.refresh_from_db()
+    assert alice.api_token.key == old
+
+
+def test_the_token_page_is_never_cached(client: Client, alice: AbstractUser) -> None:
+    client.force_login(alice)
+    response = client.get("/accounts/token/")
+    assert response.status_code == 200
+    assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
+
+
+# --- judgings in flight: per user and per address across accounts ------------------------------
+
+
+@pytest.fixture
+def published_problem() -> Any:
+    from judge_site.catalog.models import Problem
+
+    return Problem.objects.create(
+        number=48,
+        slug="p48",
+        title="P",
+        difficulty="easy",
+        statement_md="",
+        published=True,
+        starter_code="",
+        package_dir="/nonexistent",
+        version="v1",
+    )
+
+
+@pytest.fixture
+def no_enqueue(monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge_site.submissions import services
+
+    monkeypatch.setattr(services, "_enqueue", lambda *args, **kwargs: None)
+
+
+def submit(client: Client, key: str, address: str) -> Any:
+    return client.post(
+        "/api/v1/submissions",
+        data=json.dumps({"problem": 48, "code": "def f():\n    return 1\n", "mode": "run"}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {key}",
+        REMOTE_ADDR=address,
+    )
+
+
+def test_judgings_in_flight_are_capped_per_user(
+    client: Client, alice: AbstractUser, published_problem: Any, no_enqueue: None, settings: Any
+) -> None:
+    from judge_site.submissions.models import Status, Submission
+
+    settings.JUDGE_MAX_QUEUED_PER_USER = 2
+    key = make_token(alice)
+    assert submit(client, key, ELSEWHERE).status_code == 201
+    assert submit(client, key, ATTACKER).status_code == 201
+    refused = submit(client, key, "192.0.2.1")
+    assert refused.status_code == 429
+    assert "already have 2 judgings waiting or running" in refused.json()["error"]
+    Submission.objects.filter(user=alice).update(status=Status.DONE)  # they finished
+    assert submit(client, key, ELSEWHERE).status_code == 201
+
+
+def test_judgings_in_flight_are_capped_per_address_across_accounts(
+    client: Client,
+    alice: AbstractUser,
+    bob: AbstractUser,
+    staff: AbstractUser,
+    published_problem: Any,
+    no_enqueue: None,
+    settings: Any,
+) -> None:
+    settings.JUDGE_MAX_QUEUED_PER_ADDRESS = 2
+    alice_key, bob_key, root_key = make_token(alice), make_token(bob), make_token(staff)
+    assert submit(client, alice_key, ATTACKER).status_code == 201
+    assert submit(client, bob_key, ATTACKER).status_code == 201
+    refused = submit(client, root_key, ATTACKER)
+    assert refused.status_code == 429
+    assert "sent from your network address" in refused.json()["error"]
+    assert submit(client, root_key, ELSEWHERE).status_code == 201

@@ -56,3 +56,21 @@ def test_it_reports_a_down_database() -> None:
 
 def test_it_refuses_post(client: Client) -> None:
     assert client.post("/healthz").status_code == 405
+
+
+@pytest.mark.django_db
+def test_the_public_sees_only_ok_or_fail(client: Client) -> None:
+    response = client.get("/healthz", REMOTE_ADDR="203.0.113.5")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+    with override_settings(REDIS_URL="redis://127.0.0.1:1/0"):
+        down = client.get("/healthz", REMOTE_ADDR="203.0.113.5")
+    assert down.status_code == 503 and down.json() == {"status": "fail"}
+
+
+@pytest.mark.django_db
+def test_a_proxied_request_from_loopback_is_public(client: Client) -> None:
+    # A reverse proxy on this host connects from 127.0.0.1 on behalf of anyone.
+    response = client.get("/healthz", REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.5")
+    assert response.json() == {"status": "ok"}
+    response = client.get("/healthz", REMOTE_ADDR="::1")
+    assert set(response.json()) == {"status", "database", "broker"}
