@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeAlias
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Q, QuerySet
 
@@ -35,9 +36,10 @@ def submission_queue_position(submission: Submission) -> int | None:
     if submission.status != Status.QUEUED:
         return None
     ahead = Submission.objects.filter(status=Status.QUEUED, created_at__lt=submission.created_at)
-    if submission.problem.device == Device.GPU:
+    # Without GPU workers every judging waits for the CPU workers (services.judging_route).
+    if settings.JUDGE_GPU_ENABLED and submission.problem.device == Device.GPU:
         ahead = ahead.filter(problem__device=Device.GPU)
-    else:
+    elif settings.JUDGE_GPU_ENABLED:
         ahead = ahead.exclude(problem__device=Device.GPU)
     return ahead.count() + 1
 

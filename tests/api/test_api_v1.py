@@ -66,8 +66,11 @@ def test_it_accepts_a_slug_and_reports_queue_position(client, alice, problem, en
     assert first["id"] != second["id"]
 
 
-def test_the_queue_position_counts_only_the_same_queue(client, alice, bob, problem, enqueued):
+def test_the_queue_position_counts_only_the_same_queue(
+    client, alice, bob, problem, enqueued, settings
+):
     """A GPU problem's judgings wait for GPU workers: they are not ahead of a CPU judging."""
+    settings.JUDGE_GPU_ENABLED = True
     gpu = make_problem(56, slug="gpu-one", device="gpu")
     alice_token, bob_token = token_for(alice), token_for(bob)
     post(client, alice_token, {"problem": gpu.number, "code": GOOD, "mode": "run"})
