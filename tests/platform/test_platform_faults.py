@@ -1,0 +1,309 @@
+"""Faults of the compose stack: no judging is lost or judged twice when a service restarts.
+
+With the offline stack up (the images of test_platform_compose.py, a project of its own, two
+worker processes), each round sends a burst of Run judgings of problem 48 (three of one user,
+which exercises the per-user "busy" hand-off, and one each of two others), waits until one is
+running, restarts one service (postgres, redis, worker, web, beat), and then checks that every
+judging of the burst reaches its verdict within two minutes of the service being back, that
+none was judged to the end twice (each worker logs "submission N: judged ..." once per verdict
+it writes), that no sandbox is left behind, and that the site answers again. It prints a table
+(fault, in flight, lost, duplicated, retried, time to recover, site back).
+
+The Docker engine itself is not restarted here: the suite does not own it (CI's dockerd also
+runs every other test's containers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+from test_platform_compose import ROOT, Stack, config_json, free_port
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+FAULTS = ["postgres", "redis", "worker", "web", "beat"]
+# docker restart's grace before SIGKILL: the worker is killed mid-judging (the harsh case).
+STOP_GRACE_S = {"worker": 2}
+RECOVER_WITHIN_S = 120
+WORKER_CONCURRENCY = 2
+SLEEP_S = 2  # each judging's import sleeps this long, so that the burst is in flight
+
+BURST = """
+import json
+from pathlib import Path
+from django.contrib.auth import get_user_model
+from judge_site.catalog.models import Problem
+from judge_site.submissions.services import submission_create
+problem = Problem.objects.get(number=48)
+code = "import time\\ntime.sleep({sleep_s})\\n" + Path("{path}").read_text()
+ids = []
+for name, count in {users!r}:
+    user, _ = get_user_model().objects.get_or_create(username=name)
+    ids += [submission_create(user, problem, code, "run").pk for _ in range(count)]
+print("IDS", json.dumps(ids))
+"""
+
+
+@dataclass
+class Row:
+    fault: str
+    in_flight: int = 0
+    lost: int = 0
+    duplicated: int = 0
+    retried: int = 0
+    recover_s: float = 0.0
+    site_back_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+ROWS: list[Row] = []
+
+
+def test_the_compose_redis_keeps_its_queue_on_disk() -> None:
+    services = config_json("-f", "docker-compose.yml", "-f", "docker-compose.offline.yml")
+    redis = services["services"]["redis"]
+    command = " ".join(redis["command"])
+    assert "--appendonly yes" in command
+    assert any(v.get("target") == "/data" and v.get("type") == "volume" for v in redis["volumes"])
+    dockerfile = (ROOT / "docker" / "redis.Dockerfile").read_text()
+    assert '"--appendonly", "yes"' in dockerfile
+
+
+@pytest.fixture(scope="module")
+def faulty_stack(
+    docker_engine: None, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Stack]:
+    project = f"tjfault{uuid.uuid4().hex[:8]}"
+    port = free_port()
+    env_file = tmp_path_factory.mktemp("faults") / "env"
+    env_file.write_text(
+        "\n".join(
+            [
+                f"SECRET_KEY={secrets.token_hex(32)}",
+                f"POSTGRES_PASSWORD={secrets.token_hex(16)}",
+                f"JUDGE_PORT={port}",
+                f"DOCKER_GID={os.stat('/var/run/docker.sock').st_gid}",
+                "WEB_CONCURRENCY=2",
+                f"WORKER_CONCURRENCY={WORKER_CONCURRENCY}",
+                "JUDGE_RATE_LIMIT_PER_MINUTE=100",
+            ]
+        )
+        + "\n"
+    )
+    stack = Stack(project, f"http://127.0.0.1:{port}", "", "", env_file)
+    try:
+        up = stack.compose("up", "-d", "--build", "--wait", "--wait-timeout", "300")
+        if up.returncode != 0:
+            logs = stack.compose("logs", "--no-color", "--tail", "60").stdout
+            pytest.fail(f"compose up failed:\n{up.stderr[-3000:]}\n{logs[-6000:]}")
+        yield stack
+    finally:
+        _print_table(request)
+        if any(r.lost or r.duplicated for r in ROWS):
+            logs = stack.compose("logs", "--no-color", "--tail", "200", "worker", "beat").stdout
+            artifacts = ROOT / "test-artifacts"
+            artifacts.mkdir(exist_ok=True)
+            (artifacts / "faults-logs.txt").write_text(logs)
+        stack.compose("down", "-v", "--remove-orphans", timeout=180)
+
+
+def _print_table(request: pytest.FixtureRequest) -> None:
+    if not ROWS:
+        return
+    lines = [
+        "fault suite (compose stack; recovery counted from the service being back)",
+        f"{'fault':<10}{'in flight':>10}{'lost':>6}{'duplicated':>12}{'retried':>9}"
+        f"{'time to recover':>17}{'site back':>11}",
+    ]
+    for r in ROWS:
+        lines.append(
+            f"{r.fault:<10}{r.in_flight:>10}{r.lost:>6}{r.duplicated:>12}{r.retried:>9}"
+            f"{r.recover_s:>15.0f} s{r.site_back_s:>9.0f} s"
+            + (f"  {'; '.join(r.notes)}" if r.notes else "")
+        )
+    text = "\n".join(lines)
+    (ROOT / "test-artifacts").mkdir(exist_ok=True)
+    (ROOT / "test-artifacts" / "faults.txt").write_text(text + "\n")
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("")
+        for line in lines:
+            reporter.write_line(line)
+    else:
+        print(text)
+
+
+def _psql(stack: Stack, sql: str) -> list[list[str]] | None:
+    """Rows of a query on the stack's Postgres, or None while it is unavailable."""
+    proc = stack.compose(
+        "exec", "-T", "postgres", "psql", "-U", "judge", "-d", "judge", "-AtF", "|", "-c", sql,
+        timeout=30,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        return None
+    return [line.split("|") for line in proc.stdout.splitlines() if line.strip()]
+
+
+def _states(stack: Stack, ids: list[int]) -> dict[int, tuple[str, str, int]] | None:
+    rows = _psql(
+        stack,
+        "select id, status, verdict, attempts from submissions_submission "
+        f"where id in ({','.join(map(str, ids))})",
+    )
+    if rows is None:
+        return None
+    return {int(r[0]): (r[1], r[2], int(r[3])) for r in rows}
+
+
+def _site_answers(stack: Stack) -> bool:
+    try:
+        with urllib.request.urlopen(stack.url + "/healthz", timeout=5) as resp:
+            return resp.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _judged_counts(stack: Stack) -> Counter[int]:
+    logs = stack.compose("logs", "--no-color", "worker", timeout=60).stdout
+    return Counter(int(m) for m in re.findall(r"submission (\d+): judged [A-Z]+ \(attempt", logs))
+
+
+def _sandboxes_left(stack: Stack, since: float) -> list[str]:
+    """Judging sandboxes of this round still there, beyond the warm pool's (one per worker
+    process, owned by the worker container's host name)."""
+    import docker
+
+    client = docker.from_env()
+    worker_id = stack.compose("ps", "-q", "worker").stdout.strip()[:12]
+    left = []
+    pooled = 0
+    for c in client.containers.list(all=True, filters={"label": "tensor-judge.sandbox"}):
+        labels = c.labels
+        if labels.get("tensor-judge.pool-owner") == worker_id:
+            pooled += 1
+        elif (
+            labels.get("tensor-judge.problem") == "48"
+            and float(labels.get("tensor-judge.created", "0")) >= since - 1
+        ):
+            left.append(f"{c.short_id} (fresh)")
+    if pooled > WORKER_CONCURRENCY:
+        left.append(f"{pooled} pooled sandboxes for {WORKER_CONCURRENCY} worker processes")
+    return left
+
+
+def _burst(stack: Stack, fault: str) -> list[int]:
+    accepted = sorted(ROOT.glob("problems/048-*/solutions/AC/*.py"))
+    assert accepted, "problem 48 has no solutions/AC/ file"
+    path = "/app/" + str(accepted[0].relative_to(ROOT))
+    users = [(f"{fault}-ann", 3), (f"{fault}-ben", 1), (f"{fault}-cat", 1)]
+    out = stack.manage("web", "shell", "-c", BURST.format(sleep_s=SLEEP_S, path=path, users=users))
+    return json.loads(out[out.index("IDS ") + 4 :].splitlines()[0])
+
+
+RUN_56 = """
+import time
+from pathlib import Path
+from django.contrib.auth import get_user_model
+from judge_site.catalog.models import Problem
+from judge_site.submissions.services import submission_create
+user, _ = get_user_model().objects.get_or_create(username="triton-student")
+problem = Problem.objects.get(number=56)
+sub = submission_create(user, problem, Path("{path}").read_text(), "run")
+deadline = time.monotonic() + {within_s}
+while time.monotonic() < deadline and sub.status != "done":
+    time.sleep(1)
+    sub.refresh_from_db()
+print("RESULT", sub.status, sub.verdict, "|", sub.environment.get("routing", ""), "|", sub.message)
+"""
+
+
+def test_a_run_of_the_triton_problem_ends_with_a_verdict_on_the_default_stack(
+    faulty_stack: Stack,
+) -> None:
+    """Problem 56 (device gpu) on a stack without GPU workers: judged on the CPU worker in the
+    triton image's interpreter within a minute, and the result says so."""
+    accepted = sorted(ROOT.glob("problems/056-*/solutions/AC/*.py"))
+    assert accepted, "problem 56 has no solutions/AC/ file"
+    path = "/app/" + str(accepted[0].relative_to(ROOT))
+    out = faulty_stack.manage("web", "shell", "-c", RUN_56.format(path=path, within_s=60))
+    result = out[out.index("RESULT") :]
+    assert result.startswith("RESULT done AC"), result
+    assert "Triton's interpreter" in result
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
+    stack = faulty_stack
+    row = Row(fault)
+    ROWS.append(row)
+    since = time.time()
+    ids = _burst(stack, fault)
+
+    deadline = time.monotonic() + 90
+    while True:  # hit the burst while a judging runs
+        states = _states(stack, ids) or {}
+        if any(s[0] == "running" for s in states.values()):
+            break
+        assert time.monotonic() < deadline, f"no judging of the burst started: {states}"
+        time.sleep(0.3)
+    row.in_flight = sum(1 for s in states.values() if s[0] != "done")
+
+    grace = STOP_GRACE_S.get(fault, 5)
+    restart = stack.compose("restart", "-t", str(grace), fault, timeout=180)
+    assert restart.returncode == 0, restart.stderr
+    back = time.monotonic()
+
+    finished = back
+    site_back: float | None = None
+    deadline = back + RECOVER_WITHIN_S + 30
+    states = {}
+    while time.monotonic() < deadline:
+        if site_back is None and _site_answers(stack):
+            site_back = time.monotonic()
+        states = _states(stack, ids) or states
+        if len(states) == len(ids) and all(s[0] == "done" for s in states.values()):
+            finished = time.monotonic()
+            break
+        time.sleep(1)
+    while site_back is None and time.monotonic() < deadline:
+        if _site_answers(stack):
+            site_back = time.monotonic()
+        time.sleep(1)
+
+    row.recover_s = finished - back
+    row.site_back_s = (site_back or time.monotonic()) - back
+    row.lost = sum(1 for sid in ids if states.get(sid, ("?",))[0] != "done")
+    row.retried = sum(1 for s in states.values() if s[2] > 1)
+    judged = _judged_counts(stack)
+    row.duplicated = sum(1 for sid in ids if judged[sid] > 1)
+    verdicts = Counter(s[1] for s in states.values())
+    if set(verdicts) - {"AC"}:
+        row.notes.append(f"verdicts {dict(verdicts)}")
+
+    left: list[str] = []
+    sweep_deadline = time.monotonic() + 30
+    while time.monotonic() < sweep_deadline:
+        left = _sandboxes_left(stack, since)
+        if not left:
+            break
+        time.sleep(2)
+    if left:
+        row.notes.append(f"sandboxes left: {left}")
+
+    assert row.lost == 0, f"{fault}: judgings never finished: {states}"
+    assert row.duplicated == 0, f"{fault}: judged to the end twice: {judged}"
+    assert verdicts == Counter({"AC": len(ids)}), f"{fault}: {states}"
+    assert row.recover_s <= RECOVER_WITHIN_S, f"{fault}: {row.recover_s:.0f} s to recover"
+    assert site_back is not None, f"{fault}: the site did not answer again"
+    assert not left, f"{fault}: sandboxes left behind: {left}"
