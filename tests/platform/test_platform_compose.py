@@ -70,7 +70,8 @@ def config_json(*files: str) -> dict:
 @pytest.mark.parametrize("files", [["-f", "docker-compose.yml"], FILES], ids=["online", "offline"])
 def test_the_compose_files_are_valid_and_narrow(files: list[str]) -> None:
     services = config_json(*files)["services"]
-    assert set(services) == {"web", "worker", "beat", "gpu-worker", "redis", "postgres"}
+    assert set(services) == {"web", "worker", "rejudge-worker", "beat", "gpu-worker", "redis",
+                             "postgres"}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no health check"
         published = service.get("ports", [])
@@ -81,12 +82,13 @@ def test_the_compose_files_are_valid_and_narrow(files: list[str]) -> None:
             assert not published, f"{name} publishes a port"
         mounts = [v.get("source", "") for v in service.get("volumes", [])]
         has_socket = "/var/run/docker.sock" in mounts
-        assert has_socket == (name in {"worker", "gpu-worker"}), name
+        assert has_socket == (name in {"worker", "rejudge-worker", "gpu-worker"}), name
         assert not service.get("privileged"), name
     assert services["gpu-worker"]["profiles"] == ["gpu"]
     assert services["gpu-worker"]["deploy"]["resources"]["reservations"]["devices"]
     assert services["worker"]["environment"]["WORKER_QUEUES"] == "cpu"
     assert services["gpu-worker"]["environment"]["WORKER_QUEUES"] == "gpu"
+    assert services["rejudge-worker"]["environment"]["WORKER_QUEUES"] == "rejudge"
     assert services["web"]["environment"]["DEBUG"] == "false"
     assert any(v.get("source") == "pgdata" for v in services["postgres"]["volumes"])
 
