@@ -163,9 +163,10 @@ def rejudge_status(request: HttpRequest, pk: int) -> JsonResponse:
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     sub = get_object_or_404(Submission.objects.select_related("user", "problem"), pk=pk)
     result = sub.judge_result()
+    queued_at = getattr(sub, "queued_at", None) or sub.created_at  # the last (re)queueing
     phases = {
-        "waited_s": (sub.started_at - sub.created_at).total_seconds()
-        if sub.started_at else None,
+        "waited_s": (sub.started_at - queued_at).total_seconds()
+        if sub.started_at and sub.started_at >= queued_at else None,
         "judged_s": (sub.finished_at - sub.started_at).total_seconds()
         if sub.finished_at and sub.started_at else None,
     }
