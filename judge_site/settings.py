@@ -315,7 +315,9 @@ if not AXES_LOCKOUT_PARAMETERS or any(
 AXES_LOCKOUT_CALLABLE = "judge_site.accounts.views.locked_out"
 AXES_CLIENT_IP_CALLABLE = "judge_site.core.requests.client_ip"
 AXES_USERNAME_CALLABLE = "judge_site.accounts.usernames.axes_username"
-AXES_RESET_ON_SUCCESS = True
+# A success does not clear the failures: axes would clear every failure from that address,
+# so an attacker could reset the counters by logging in to an account of their own.
+AXES_RESET_ON_SUCCESS = False
 # A lockout ends after the cool-off even while someone keeps guessing (else anyone could keep
 # a student's account locked for ever).
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
