@@ -252,6 +252,17 @@ def test_the_lock_ends_after_the_cool_off(
     assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 302
 
 
+def test_logging_in_to_an_own_account_does_not_reset_the_counters(
+    client: Client, alice: AbstractUser, bob: AbstractUser, low_limit: None
+) -> None:
+    log_in(client, "alice", "wrong-guess", ATTACKER)
+    log_in(client, "alice", "wrong-guess", ATTACKER)
+    assert log_in(client, "bob", PASSWORD, ATTACKER).status_code == 302  # the attacker's own
+    client.post("/accounts/logout/")
+    assert log_in(client, "alice", "wrong-guess", ATTACKER).status_code == 429
+    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
+
+
 def test_failures_below_the_limit_do_not_lock(
     client: Client, alice: AbstractUser, low_limit: None
 ) -> None:
