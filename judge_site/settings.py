@@ -322,6 +322,9 @@ AXES_RESET_ON_SUCCESS = False
 # a student's account locked for ever).
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_HTTP_RESPONSE_CODE = 429
+# No start-up banner or per-request detail in the logs (commands print one-line errors);
+# lockouts are still logged as warnings.
+AXES_VERBOSE = False
 JUDGE_BENCH_TARGET_REL_ERROR = envfloat("JUDGE_BENCH_TARGET_REL_ERROR", "0.05")
 # Staff: uploaded packages live here, one folder per version (back it up with the database).
 JUDGE_PACKAGES_DIR = Path(envstr("JUDGE_PACKAGES_DIR", str(BASE_DIR / "media" / "packages")))

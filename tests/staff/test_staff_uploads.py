@@ -244,3 +244,18 @@ def test_syncing_the_catalog_from_disk_keeps_an_uploaded_version(
     version_activate(charlie, version)
     assert problem_sync_all(disk) == [(NUMBER, "kept upload")]
     assert Problem.objects.get(number=NUMBER).package_dir == version.package_dir
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_check_runs_in_the_docker_sandbox_when_configured(
+    tmp_path: Path, packages_dir: Path, charlie: Any, staff_tasks: list[Any], settings: Any,
+    docker_engine: None,
+) -> None:
+    settings.JUDGE_BACKEND = "docker"
+    version = _upload(charlie, tmp_path, 1)
+    assert version_check(version.pk).startswith("passed"), version.check_message
+    version.refresh_from_db()
+    reference = next(i for i in version.check_items if i["name"].startswith("reference"))
+    assert (reference["expected"], reference["actual"]) == ("AC", "AC")
