@@ -65,7 +65,7 @@ def causal_attention(
 
 def flash_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
-    block_q: int = 256, block_k: int = 4096,
+    block_q: int = 1024, block_k: int = 1024,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(out, lse)``: attention output ``[B, H, T, d]`` (q's dtype) and the float32
     log-sum-exp of each query's scaled scores ``[B, H, T]``, computed block by block with a
