@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.contracts import Mode, Verdict
-from sandbox.problem import load_package
+from sandbox.problem import inline_kernels, load_package
 from tests.conftest import IN_CI, require_docker
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
@@ -50,8 +50,10 @@ def test_docker_judges_reference_and_a_wrong_solution(package_dir: Path) -> None
     if requires:
         require_image(image_for(requires))
     package = dataclasses.replace(load_package(package_dir), benchmark=None)
-    reference = judge(package, (package_dir / "solution.py").read_text(), mode=Mode.SUBMIT,
-                      backend=backend, secret_seed=7)
+    # The reference as the package check sends it: its kernels imports inlined (no sandbox
+    # image holds the kernels package).
+    reference_source = inline_kernels((package_dir / "solution.py").read_text())
+    reference = judge(package, reference_source, mode=Mode.SUBMIT, backend=backend, secret_seed=7)
     assert reference.verdict == Verdict.AC, reference.to_json()
     verdict, file = _wrong_solution(package_dir)
     result = judge(package, file.read_text(), mode=Mode.SUBMIT, backend=backend, secret_seed=7)
