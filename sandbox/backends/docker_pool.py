@@ -8,8 +8,9 @@ sandbox is used once and destroyed as usual; no submission was ever loaded into 
 
 Refills run in a background thread while the judging that took a sandbox goes on. A judging
 about to time its benchmark calls ``quiet()``: refills pause and it waits (bounded) for the
-pool's sandboxes still importing torch, which would otherwise share its CPU set; ``resume()``
-when its sandboxes are closed. A take that finds the pool empty while a refill is starting one
+pool's container start in flight and freezes (``docker pause``) its sandboxes still importing
+torch, which would otherwise share its CPU set; ``resume()`` thaws them when the judging's
+sandboxes are closed. A take that finds the pool empty while a refill is starting one
 waits for that one rather than start a second beside it (on a busy host two starts at once
 each take twice as long).
 
@@ -63,6 +64,7 @@ class WarmPool:
         self._starting = 0  # refills in flight
         self._refilling = False  # the refill thread was woken and has not finished
         self._paused = 0  # judgings timing their benchmark (refills wait)
+        self._frozen: list[DockerSandbox] = []  # warm sandboxes paused during a timing
         self._changed = threading.Condition(self._lock)
         self.hits = 0
         self.misses = 0
@@ -120,29 +122,42 @@ class WarmPool:
                 else:
                     keep.append((born, box))
             self._ready = keep
+            thaw = found is not None and found in self._frozen
+            if thaw and found is not None:
+                self._frozen.remove(found)
+        if thaw and found is not None:
+            found.thaw()
         for box in stale:
             box.close()
         return found
 
     def quiet(self, timeout_s: float) -> bool:
-        """Pause refills and wait until no sandbox of this pool is starting or importing torch
-        (they share the CPU set of the judging about to be timed). True when quiet in time."""
+        """Pause refills, wait (up to ``timeout_s``) for a container start in flight, and
+        freeze the sandboxes still importing torch: they share the CPU set of the judging about
+        to be timed. ``resume()`` thaws them. True when nothing of the pool can run meanwhile."""
         deadline = time.monotonic() + timeout_s
         with self._lock:
             self._paused += 1
-        while True:
-            with self._lock:
-                busy = self._starting > 0 or any(not b.has_spoken() for _, b in self._ready)
-            if not busy:
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.02)
+            while self._starting and time.monotonic() < deadline:
+                self._changed.wait(timeout=max(0.0, deadline - time.monotonic()))
+            starting = self._starting
+            busy = [box for _, box in self._ready if not box.has_spoken()]
+        quiet = starting == 0
+        for box in busy:
+            if box.freeze():
+                with self._lock:
+                    self._frozen.append(box)
+            else:
+                quiet = False
+        return quiet
 
     def resume(self) -> None:
-        """A timed phase is over: refills may go on."""
+        """A timed phase is over: thaw what ``quiet`` froze; refills may go on."""
         with self._lock:
             self._paused = max(0, self._paused - 1)
+            frozen, self._frozen = (self._frozen, []) if not self._paused else ([], self._frozen)
+        for box in frozen:
+            box.thaw()
         self._wake.set()
 
     def ready_count(self) -> int:
@@ -157,6 +172,9 @@ class WarmPool:
             self._changed.notify_all()
         with self._lock:
             boxes, self._ready = [box for _, box in self._ready], []
+            frozen, self._frozen = self._frozen, []
+        for box in frozen:
+            box.thaw()  # a paused container cannot be killed
         for box in boxes:
             box.close()
 

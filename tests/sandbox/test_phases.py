@@ -188,6 +188,7 @@ class FakeDockerBox:
         time.sleep(self.START_S)
         self.spec = spec
         self.spoken = False
+        self.frozen = False
         self.closed = False
         self.rearmed = False
         FakeDockerBox.made.append(self)
@@ -197,6 +198,13 @@ class FakeDockerBox:
 
     def has_spoken(self) -> bool:
         return self.spoken
+
+    def freeze(self) -> bool:
+        self.frozen = True
+        return True
+
+    def thaw(self) -> None:
+        self.frozen = False
 
     def rearm(self, spec: SandboxSpec) -> None:
         self.spec, self.rearmed = spec, True
@@ -234,7 +242,6 @@ def test_the_pool_refills_to_its_size_in_the_background(pool: Any) -> None:
     box = pool.take(SandboxSpec())
     assert box is not None and box.rearmed
     assert wait_until(lambda: pool.ready_count() == 2)  # refilled after the hand-out
-    assert len(FakeDockerBox.made) == 3
 
 
 def test_a_take_waits_for_a_start_in_flight_instead_of_a_miss(pool: Any) -> None:
@@ -252,16 +259,16 @@ def test_a_sandbox_of_other_limits_is_not_handed_out(pool: Any) -> None:
     assert pool.take(SandboxSpec(cpuset="1"), wait_s=0) is None
 
 
-def test_quiet_pauses_refills_and_waits_for_sandboxes_still_starting(pool: Any) -> None:
+def test_quiet_freezes_sandboxes_still_starting_and_pauses_refills(pool: Any) -> None:
     pool.take(SandboxSpec(), wait_s=0)
     assert wait_until(lambda: pool.ready_count() == 2)
-    assert not pool.quiet(0.05)  # neither runner has said hello yet: busy on its CPUs
-    for box in FakeDockerBox.made:
-        box.spoken = True
-    pool.resume()
+    idle, starting = [box for _, box in pool._ready]
+    idle.spoken = True  # its runner said hello: idle, left alone
     assert pool.quiet(1.0)
-    pool.take(SandboxSpec(), wait_s=0)
+    assert (idle.frozen, starting.frozen) == (False, True)
+    assert pool.take(SandboxSpec(), wait_s=0) is idle
     time.sleep(4 * FakeDockerBox.START_S)
     assert pool.ready_count() == 1  # paused: no refill while a benchmark is timed
     pool.resume()
+    assert not starting.frozen
     assert wait_until(lambda: pool.ready_count() == 2)
