@@ -52,6 +52,12 @@ _close_in_background = False
 QUIET_WAIT_S = 10.0
 TIMING_LOCK_WAIT_S = 120.0
 
+# This worker's Celery node name ("cpu@host"), set when the worker starts: every sandbox it
+# starts carries it as the label WORKER_LABEL, so that the same worker, restarted after dying
+# mid-judging, removes at once what its previous run left (remove_own_sandboxes).
+WORKER_LABEL = "tensor-judge.worker"
+_worker_name = ""
+
 # Orphaned sandboxes are looked for at most this often per worker process (and at its start).
 ORPHAN_SWEEP_EVERY_S = 60.0
 _last_sweep = float("-inf")
@@ -224,6 +230,36 @@ def remove_own_pooled() -> int:
         return 0
 
 
+def set_worker_name(name: str) -> None:
+    global _worker_name
+    _worker_name = name
+
+
+def remove_own_sandboxes() -> int:
+    """At a worker's start, before its first judging: remove every sandbox labelled with this
+    worker's name, which only a previous run of the same worker (killed mid-judging) can have
+    left. Returns how many were removed."""
+    if settings.JUDGE_BACKEND != "docker" or not _worker_name:
+        return 0
+    try:
+        import docker
+
+        from sandbox.backends.docker import LABEL
+
+        client = docker.from_env()
+        filters = {"label": [LABEL, f"{WORKER_LABEL}={_worker_name}"]}
+        removed = 0
+        for container in client.containers.list(all=True, filters=filters):
+            container.remove(force=True)
+            removed += 1
+    except Exception as exc:  # the engine may be down; the age-based sweep remains
+        log.warning("removing this worker's old sandboxes failed: %s: %s", type(exc).__name__, exc)
+        return 0
+    if removed:
+        log.warning("removed %d sandbox(es) a previous run of this worker left", removed)
+    return removed
+
+
 def _pooled_backend(image: str, options: dict[str, object]) -> Backend:
     with _pool_lock:
         if image not in _pooled:
@@ -308,7 +344,8 @@ def judge_source(
             backend=timed,
             on_progress=on_progress,
             gpu_id=gpu_id,
-            labels={"tensor-judge.problem": str(package.number)},
+            labels={"tensor-judge.problem": str(package.number)}
+            | ({WORKER_LABEL: _worker_name} if _worker_name else {}),
         )
     finally:
         timed.finish()

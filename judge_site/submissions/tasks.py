@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import shared_task
 from celery.signals import (
+    celeryd_init,
     worker_process_init,
     worker_process_shutdown,
     worker_ready,
@@ -48,14 +49,22 @@ def _judges(sender: Any) -> bool:
     return not queues or bool(queues - {settings.JUDGE_MAINTENANCE_QUEUE})
 
 
+@celeryd_init.connect
+def _name_sandboxes(sender: Any = None, **_: Any) -> None:
+    """The worker's node name labels its sandboxes (inherited by its judging processes)."""
+    if sender:
+        engine.set_worker_name(str(sender))
+
+
 @worker_ready.connect
 def _sweep_orphans(sender: Any = None, **_: Any) -> None:
     """A worker starting (perhaps after a crash) removes the sandboxes a dead worker left: the
-    warm ones its host's previous run started (none of its own judgings has begun yet: a worker
-    restarted mid-judging leaves the sandbox of that judging here), and any old enough to be
-    an orphan of another worker."""
+    warm ones its host's previous run started and those labelled with its own name (none of its
+    own judgings has begun yet: a worker restarted mid-judging leaves the sandbox of that
+    judging here), and any old enough to be an orphan of another worker."""
     if _judges(sender):
         engine.remove_own_pooled()
+        engine.remove_own_sandboxes()
         engine.reap_orphans(force=True)
 
 

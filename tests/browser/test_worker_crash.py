@@ -2,11 +2,12 @@
 submission is not lost. The reaper of stuck judgings (celery beat, submissions.reap_stuck)
 queues it again once the dead worker's heartbeat is JUDGE_HEARTBEAT_STALE_S old (seconds, not
 the task's hard time limit), a new worker judges it to the end,
-and the sandbox the dead worker left on the Docker engine is removed by the new worker's
-sweep (judge_site/submissions/engine.py, reap_orphans)."""
+and the sandbox the dead worker left on the Docker engine is removed by the new worker (of
+the same name) when it starts (judge_site/submissions/engine.py, remove_own_sandboxes)."""
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -20,7 +21,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 SLOW_TO_LOAD = "import time\n\ntime.sleep(4)\n" + (
     PROBLEM_48 / "solutions" / "AC" / "gather.py"
 ).read_text()
-PROBLEM_LABEL = "tensor-judge.problem=48"
 
 
 def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
@@ -46,8 +46,10 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
         docker_client = docker.from_env()
 
     def sandboxes() -> list[object]:
+        """The sandboxes of this test's workers (both carry the node name queue@host)."""
         assert docker_client is not None
-        return docker_client.containers.list(all=True, filters={"label": PROBLEM_LABEL})
+        label = f"tensor-judge.worker={queue}@{socket.gethostname()}"
+        return docker_client.containers.list(all=True, filters={"label": label})
 
     def current() -> Submission:
         return Submission.objects.get(pk=sub.pk)
@@ -78,8 +80,8 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
     assert services.submission_reap_stuck(now=later) == {"requeued": 1, "failed": 0, "resent": 0}
     assert current().status == Status.QUEUED
 
-    # A new worker (orphan age 0 here, so its start-up sweep takes the dead one's sandbox).
-    second = JudgeWorker(queue, env={"JUDGE_ORPHAN_AGE_S": "0"}, name="worker-after-crash")
+    # A new worker of the same name: at its start it removes the sandbox its previous run left.
+    second = JudgeWorker(queue, name="worker-after-crash")
     second.start()
     try:
         wait_for(lambda: current().status == Status.DONE, 240, "the judging after the crash")
@@ -94,4 +96,4 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
         left = {c.id for c in sandboxes()}
         assert not (left & orphans), "the dead worker's sandbox survived the new worker's sweep"
         assert not left, "the second judging left its own sandbox behind"
-        assert "orphaned sandbox" in second.log()
+        assert "a previous run of this worker left" in second.log()

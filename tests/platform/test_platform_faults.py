@@ -26,6 +26,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import pytest
 from test_platform_compose import ROOT, Stack, config_json, free_port
@@ -179,26 +180,23 @@ def _judged_counts(stack: Stack) -> Counter[int]:
     return Counter(int(m) for m in re.findall(r"submission (\d+): judged [A-Z]+ \(attempt", logs))
 
 
-def _sandboxes_left(stack: Stack, since: float) -> list[str]:
-    """Judging sandboxes of this round still there, beyond the warm pool's (one per worker
-    process, owned by the worker container's host name)."""
+def _sandboxes_left(stack: Stack) -> list[str]:
+    """Sandboxes the worker left behind: any labelled with its node name (every judging
+    removes its own), and warm ones its host started before the worker's current run."""
     import docker
 
     client = docker.from_env()
-    worker_id = stack.compose("ps", "-q", "worker").stdout.strip()[:12]
+    worker = client.containers.get(stack.compose("ps", "-q", "worker").stdout.strip())
+    started = datetime.fromisoformat(worker.attrs["State"]["StartedAt"][:19] + "+00:00")
+    host = worker.attrs["Config"]["Hostname"]
     left = []
-    pooled = 0
     for c in client.containers.list(all=True, filters={"label": "tensor-judge.sandbox"}):
         labels = c.labels
-        if labels.get("tensor-judge.pool-owner") == worker_id:
-            pooled += 1
-        elif (
-            labels.get("tensor-judge.problem") == "48"
-            and float(labels.get("tensor-judge.created", "0")) >= since - 1
-        ):
-            left.append(f"{c.short_id} (fresh)")
-    if pooled > WORKER_CONCURRENCY:
-        left.append(f"{pooled} pooled sandboxes for {WORKER_CONCURRENCY} worker processes")
+        created = float(labels.get("tensor-judge.created", "0"))
+        if labels.get("tensor-judge.worker") == f"cpu@{host}":
+            left.append(f"{c.short_id} (judging sandbox, {c.status})")
+        elif labels.get("tensor-judge.pool-owner") == host and created < started.timestamp() - 1:
+            left.append(f"{c.short_id} (warm, from before the worker's restart)")
     return left
 
 
@@ -247,7 +245,6 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
     stack = faulty_stack
     row = Row(fault)
     ROWS.append(row)
-    since = time.time()
     ids = _burst(stack, fault)
 
     deadline = time.monotonic() + 90
@@ -294,7 +291,7 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
     left: list[str] = []
     sweep_deadline = time.monotonic() + 30
     while time.monotonic() < sweep_deadline:
-        left = _sandboxes_left(stack, since)
+        left = _sandboxes_left(stack)
         if not left:
             break
         time.sleep(2)
