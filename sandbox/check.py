@@ -240,6 +240,12 @@ def check_package(
         if on_item is not None:
             on_item(report.items[-1])
 
+    if package.manifest.get("kind") == "practice":  # a problem kind of its own
+        from sandbox.practice_check import check_items
+
+        for name, ok, detail in check_items(package, backend):
+            add(name, ok, detail)
+        return report
     try:
         cases = package.load_cases()
     except Exception as exc:  # noqa: BLE001  (any failure of the author's tests.py is a finding)

@@ -79,6 +79,13 @@ def judge(
     benchmark when every test passed, for Submit. Never raises for the student's faults;
     our own faults give an IE result. ``kernels_root``: the folder whose ``kernels/`` holds
     the baselines' source (default: this repository's)."""
+    if package.manifest.get("kind") == "practice":  # problem kinds: sandbox/practice.py
+        from sandbox.practice_judge import judge_practice
+
+        return judge_practice(
+            package, source, mode=mode, backend=backend, on_progress=on_progress,
+            gpu_id=gpu_id, labels=labels,
+        )
     env: dict[str, Any] = {"backend": backend.name, **grader_environment()}
     if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
         return JudgeResult(

@@ -15,6 +15,13 @@ larger than the blob), the dtype against an allow-list, the depth is capped; str
 address only the tensor's own bytes, and stride-0 views may expand the blob by at most
 ``MAX_EXPANSION_BYTES`` in all.
 
+numpy values (for exercises written against numpy: sandbox/practice_judge.py) travel too: an
+``ndarray`` node (plain ``numpy.ndarray`` of an allowed dtype, native byte order, its bytes in
+the blob like a tensor's, checked the same way), ``npscalar`` (``numpy.float32(1.5)``...) and
+``npdtype``. They decode into numpy values where numpy is wanted (the runner; the practice grader
+asks for it) and into :class:`Unsupported` elsewhere, so the tensor problems' comparison sees
+exactly what it saw before numpy travelled.
+
 ``execute_call`` is used by the runner (student code) and by the grader (reference code), so
 both sides observe a call with the same semantics.
 """
@@ -26,6 +33,7 @@ import ctypes
 import hashlib
 import json
 import math
+import sys
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -59,6 +67,16 @@ DTYPES: dict[str, torch.dtype] = {
     "bool": torch.bool,
 }
 DTYPE_NAMES: dict[torch.dtype, str] = {v: k for k, v in DTYPES.items()}
+NUMPY_DTYPES = frozenset(
+    {
+        "float64", "float32", "float16", "complex64", "complex128", "int64", "int32", "int16",
+        "int8", "uint64", "uint32", "uint16", "uint8", "bool",
+    }
+)
+# Inside the sandbox this file is the top-level module ``wire`` (beside runner.py): there a
+# numpy node is an argument the practice grader sent, decoded into numpy. In the grader it is
+# ``sandbox.wire`` and numpy values stay Unsupported unless the caller asks for them.
+NUMPY_BY_DEFAULT = __name__ != "sandbox.wire"
 
 
 class WireError(Exception):
@@ -263,6 +281,46 @@ class _Encoder:
             return {"t": "dict", "v": items}
         if isinstance(value, torch.dtype):
             return {"t": "dtype", "v": DTYPE_NAMES.get(value, str(value))}
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and str(getattr(kind, "__module__", "")).startswith("numpy"):
+            return self.numpy_node(numpy, value)
+        return {"t": "unsupported", "type": _type_name(value)}
+
+    def numpy_node(self, np: Any, value: Any) -> dict[str, Any]:
+        """A plain ndarray, a numpy scalar or a dtype; anything else of numpy is unsupported."""
+        kind = type(value)
+        if kind is np.dtype or isinstance(value, np.dtype):
+            name = str(value.name)
+            if name in NUMPY_DTYPES and value.isnative:
+                return {"t": "npdtype", "v": name}
+        elif kind is np.ndarray:
+            name = str(value.dtype.name)
+            if name in NUMPY_DTYPES and value.ndim <= 16:
+                flat = np.ascontiguousarray(value)
+                if not flat.dtype.isnative:
+                    flat = flat.astype(flat.dtype.newbyteorder("="))
+                data = flat.tobytes()
+                if self.sink is not None:
+                    self.sink.update(data)
+                else:
+                    self.chunks.append(data)
+                node = {
+                    "t": "ndarray",
+                    "dtype": name,
+                    "shape": [int(n) for n in value.shape],
+                    "offset": self.size,
+                    "nbytes": len(data),
+                }
+                self.size += len(data)
+                return node
+        elif isinstance(value, np.generic):
+            name = str(value.dtype.name)
+            if name == "bool":
+                return {"t": "npscalar", "dtype": name, "v": bool(value)}
+            if name.startswith(("int", "uint")):
+                return {"t": "npscalar", "dtype": name, "v": str(int(value))}
+            if name.startswith("float"):
+                return {"t": "npscalar", "dtype": name, "v": repr(float(value))}
         return {"t": "unsupported", "type": _type_name(value)}
 
 
@@ -283,9 +341,10 @@ def _decode_float(text: Any) -> float:
 
 
 class _Decoder:
-    def __init__(self, blob: bytes, device: str | None) -> None:
+    def __init__(self, blob: bytes, device: str | None, numpy: bool = False) -> None:
         self.blob = blob
         self.device = device
+        self.numpy = numpy
         self.nodes = 0
         self.cursor = 0  # tensors lie in the blob in the order of the tree, never overlapping
         self.expansion_left = MAX_EXPANSION_BYTES
@@ -346,6 +405,66 @@ class _Decoder:
             raise WireError("strided tensors expand to too many bytes")
         return strides, storage_offset
 
+    def numpy_value(self, tag: str, node: dict[str, Any]) -> Any:
+        """An ``ndarray``/``npscalar``/``npdtype`` node, checked like a tensor's; numpy values
+        only when this decoder wants them, else an Unsupported of the same name as before."""
+        name = node.get("dtype") if tag != "npdtype" else node.get("v")
+        if not isinstance(name, str) or name not in NUMPY_DTYPES:
+            raise WireError(f"bad numpy dtype {str(name)[:40]!r}")
+        if tag == "npdtype":
+            if not self.numpy:
+                return Unsupported("numpy.dtype")
+            import numpy as np  # noqa: PLC0415 - only where numpy values travel
+
+            return np.dtype(name)
+        if tag == "npscalar":
+            raw = node.get("v")
+            if name == "bool":
+                if type(raw) is not bool:
+                    raise WireError("bad numpy scalar")
+                value: Any = raw
+            elif name.startswith("float"):
+                value = _decode_float(raw)
+            elif name.startswith(("int", "uint")):
+                if not isinstance(raw, str) or len(raw) > 24:
+                    raise WireError("bad numpy scalar")
+                try:
+                    value = int(raw)
+                except ValueError:
+                    raise WireError("bad numpy scalar") from None
+            else:
+                raise WireError("bad numpy scalar")
+            if not self.numpy:
+                return Unsupported(f"numpy.{name}")
+            import numpy as np  # noqa: PLC0415
+
+            try:
+                return np.dtype(name).type(value)
+            except (OverflowError, ValueError):
+                raise WireError("bad numpy scalar") from None
+        shape, offset, nbytes = node.get("shape"), node.get("offset"), node.get("nbytes")
+        if not isinstance(shape, list) or len(shape) > 16:
+            raise WireError("bad array shape")
+        if not all(type(d) is int and d >= 0 for d in shape):
+            raise WireError("bad array shape")
+        if type(offset) is not int or type(nbytes) is not int:
+            raise WireError("bad array descriptor")
+        import numpy as np  # noqa: PLC0415
+
+        dtype = np.dtype(name)
+        numel = math.prod(shape)
+        if numel * dtype.itemsize != nbytes or offset < 0 or offset + nbytes > len(self.blob):
+            raise WireError("array descriptor does not match the data")
+        if offset < self.cursor:
+            raise WireError("array data out of place")
+        self.cursor = offset + nbytes
+        if not self.numpy:
+            return Unsupported("numpy.ndarray")
+        if not numel:
+            return np.empty(shape, dtype=dtype)
+        raw_bytes = bytearray(self.blob[offset : offset + nbytes])  # writable, owned
+        return np.frombuffer(raw_bytes, dtype=dtype).reshape(shape)
+
     def node(self, node: Any, depth: int) -> Any:
         self.nodes += 1
         if depth > MAX_DEPTH or self.nodes > MAX_NODES:
@@ -400,15 +519,26 @@ class _Decoder:
             return DTYPES.get(name, Unsupported(f"dtype {name[:50]}"))
         if tag == "unsupported":
             return Unsupported(str(node.get("type"))[:200])
+        if tag in ("ndarray", "npscalar", "npdtype"):
+            return self.numpy_value(tag, node)
         raise WireError(f"unknown node tag {str(tag)[:40]!r}")
 
 
-def decode(tree: Any, blob: bytes, *, device: str | None = None, keep_class: bool = False) -> Any:
+def decode(
+    tree: Any,
+    blob: bytes,
+    *,
+    device: str | None = None,
+    keep_class: bool = False,
+    numpy: bool | None = None,
+) -> Any:
     """Inverse of :func:`encode`. Tensors come back as plain tensors, or as :class:`WireTensor`
     (data + original class name) when ``keep_class`` is set, which is how the grader reads
-    observations. Raises WireError on anything malformed."""
+    observations. numpy nodes become numpy values when ``numpy`` (default: inside the sandbox
+    only), else :class:`Unsupported`. Raises WireError on anything malformed."""
+    want_numpy = NUMPY_BY_DEFAULT if numpy is None else numpy
     try:
-        value = _Decoder(blob, device).node(tree, 0)
+        value = _Decoder(blob, device, want_numpy).node(tree, 0)
     except WireError:
         raise
     except RecursionError:

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import transaction
 
 from judge_site.catalog.models import Draft, Problem
+from sandbox import practice
 from sandbox.check import public_cases_static
 from sandbox.problem import PackageError, ProblemPackage, load_package
 
@@ -44,6 +45,8 @@ def public_examples(package: ProblemPackage) -> list[dict[str, str]]:
 
     Read from tests.py's source without running it: the web process has no torch.
     """
+    if practice.is_practice(package.manifest):  # a practice folder's test.py: test_example*
+        return practice.public_examples(package.path)
     return public_cases_static(package.path / "tests.py")
 
 
@@ -209,6 +212,93 @@ def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return load_package(final)
+
+
+# ---------------------------------------------------------------- practice folders
+
+
+def practice_next_number() -> int:
+    """The number after the highest problem's (1 for an empty catalog)."""
+    last = Problem.objects.order_by("-number").values_list("number", flat=True).first()
+    return (last or 0) + 1
+
+
+def practice_import(
+    folder_path: Path | str,
+    *,
+    number: int | None = None,
+    dest_dir: Path | str | None = None,
+    backend: Any = None,
+) -> dict[str, Any]:
+    """Import a practice folder (sandbox/practice.py) as problem ``number`` (default: the next
+    free one): write its package into a staging folder under ``dest_dir`` (default
+    JUDGE_PACKAGES_DIR/practice), run its check (solution AC, starter not) with ``backend``
+    (default: the site's), and only when it passes move it into place and sync the catalog.
+
+    Returns the report ``{"number", "slug", "public_tests", "hidden_tests", "unsupported",
+    "check": {"passed", "solution", "starter", "messages"}, "imported", "package_dir"}``.
+    Raises PackageError, changing nothing, for a folder that cannot be read or a number or slug
+    that belongs to another problem. A folder whose check fails changes nothing either."""
+    from sandbox.practice_check import check_practice
+
+    try:
+        folder = practice.read_folder(folder_path)
+    except practice.PracticeError as exc:
+        raise PackageError(str(exc)) from None
+    except OSError as exc:
+        raise PackageError(f"{folder_path}: {exc}") from None
+    existing = Problem.objects.filter(slug=folder.slug).first()
+    if number is None:
+        number = existing.number if existing is not None else practice_next_number()
+    if number < 1:
+        raise PackageError(f"number {number}: problem numbers start at 1")
+    if existing is not None and existing.number != number:
+        raise PackageError(f"slug {folder.slug!r} already belongs to problem {existing.number}")
+    holder = Problem.objects.filter(number=number).exclude(slug=folder.slug).first()
+    if holder is not None:
+        raise PackageError(f"number {number} already belongs to problem {holder.slug!r}")
+    if backend is None:
+        from judge_site.submissions.engine import backend_from_settings
+
+        backend = backend_from_settings()
+    dest = Path(dest_dir) if dest_dir is not None else Path(settings.JUDGE_PACKAGES_DIR) / "practice"
+    dest.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".practice-", dir=dest))
+    report: dict[str, Any] = {
+        "number": number,
+        "slug": folder.slug,
+        "public_tests": folder.public_tests,
+        "hidden_tests": folder.hidden_tests,
+        "unsupported": [u.as_dict() for u in folder.unsupported],
+        "check": {"passed": False, "solution": "", "starter": "", "messages": []},
+        "imported": False,
+        "package_dir": "",
+    }
+    try:
+        staged = practice.write_package(folder, staging, number)
+        check = check_practice(load_package(staged), backend)
+        report["unsupported"] += [u.as_dict() for u in check.refused_at_run]
+        report["check"] = check.as_dict()
+        if not check.passed:
+            return report
+        final = dest / staged.name
+        backup = None
+        if final.exists():
+            backup = staging / ".previous"
+            final.rename(backup)
+        staged.rename(final)
+        try:
+            problem_sync(load_package(final))
+        except BaseException:  # leave the previous version in place, as it was
+            shutil.rmtree(final, ignore_errors=True)
+            if backup is not None:
+                backup.rename(final)
+            raise
+        report["imported"] = True
+        report["package_dir"] = str(final.resolve())
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return report
 
 
 # ---------------------------------------------------------------- drafts

@@ -1,0 +1,125 @@
+"""The package check of a practice problem: its solution.py is AC, its starter.py is not.
+
+Both are judged through the real path (sandbox/practice_judge.py, Submit: every test) with the
+given backend. A test that turns out unsupported while the solution runs (a callable argument
+the static scan could not see, a replacement of ``solution.<name>`` that returns) is reported and
+refused from then on: :func:`refuse_in_manifest` writes it into the package's problem.toml
+before the starter is judged, so the package never holds a test that cannot be judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sandbox import practice
+from sandbox.contracts import JudgeResult, Mode, Verdict
+from sandbox.problem import ProblemPackage, load_package
+
+if TYPE_CHECKING:
+    from sandbox.backends.base import Backend
+
+
+@dataclass
+class PracticeCheck:
+    passed: bool = False
+    solution: str = ""  # the verdict of solution.py
+    starter: str = ""  # the verdict of starter.py
+    messages: list[str] = field(default_factory=list)
+    refused_at_run: list[practice.Unsupported] = field(default_factory=list)
+    package: ProblemPackage | None = None  # reloaded after a refusal was written
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "solution": self.solution,
+            "starter": self.starter,
+            "messages": list(self.messages),
+        }
+
+
+def _summary(result: JudgeResult) -> str:
+    bad = [
+        f"{t.name}: {t.verdict} {t.message.splitlines()[0][:200] if t.message else ''}".strip()
+        for t in result.tests
+        if t.verdict not in (Verdict.AC, Verdict.SK)
+    ]
+    text = "; ".join(bad[:3]) + ("; ..." if len(bad) > 3 else "")
+    if result.message:
+        text = (text + " - " if text else "") + result.message.strip()[-600:]
+    return text
+
+
+def refuse_in_manifest(package_dir: Path, items: list[practice.Unsupported]) -> None:
+    """Append ``[[practice.unsupported]]`` entries (action refused) to problem.toml."""
+    toml = package_dir / "problem.toml"
+    text = toml.read_text(encoding="utf-8")
+    for item in items:
+        text += (
+            "\n[[practice.unsupported]]\n"
+            f"test = {practice._toml_str(item.test)}\n"
+            f"reason = {practice._toml_str(item.reason)}\n"
+            'action = "refused"\n'
+        )
+    toml.write_text(text, encoding="utf-8")
+
+
+def check_practice(package: ProblemPackage, backend: Backend) -> PracticeCheck:
+    """Judge the package's solution (must be AC) and starter (must not be)."""
+    from sandbox.practice_judge import judge_practice  # imports torch: only when judging
+
+    report = PracticeCheck(package=package)
+    settings = practice.settings_of(package.manifest)
+    if not settings.get("public"):
+        report.messages.append("test.py has no test_example* (public) test")
+    solution = (package.path / "solution.py").read_text(encoding="utf-8")
+    result = judge_practice(package, solution, mode=Mode.SUBMIT, backend=backend)
+    report.solution = str(result.verdict)
+    for item in result.environment.get("practice_unsupported", []):
+        report.refused_at_run.append(
+            practice.Unsupported(str(item["test"]), str(item["reason"]), "refused")
+        )
+    if report.refused_at_run:
+        refuse_in_manifest(package.path, report.refused_at_run)
+        package = load_package(package.path)
+        report.package = package
+        report.messages.append(
+            "refused at run time: "
+            + ", ".join(f"{u.test} ({u.reason})" for u in report.refused_at_run)
+        )
+    judged = [t for t in practice.settings_of(package.manifest).get("tests", [])
+              if t not in practice.refused_tests(package.manifest)]
+    if not judged:
+        report.messages.append("every test is unsupported: nothing would be judged")
+    if result.verdict != Verdict.AC:
+        report.messages.append(f"solution.py is not accepted by its own tests: {_summary(result)}")
+    starter = (package.path / "starter.py").read_text(encoding="utf-8")
+    result = judge_practice(package, starter, mode=Mode.SUBMIT, backend=backend)
+    report.starter = str(result.verdict)
+    if result.verdict == Verdict.AC:
+        report.messages.append("starter.py is accepted: it must fail at least one test")
+    elif result.verdict == Verdict.IE:
+        report.messages.append(f"starter.py: internal error: {_summary(result)}")
+    report.passed = (
+        report.solution == Verdict.AC
+        and report.starter not in (Verdict.AC, Verdict.IE)
+        and bool(judged)
+        and bool(settings.get("public"))
+    )
+    return report
+
+
+def check_items(package: ProblemPackage, backend: Backend) -> list[tuple[str, bool, str]]:
+    """The check as (name, ok, detail) items, for sandbox/check.py's report."""
+    report = check_practice(package, backend)
+    items = [
+        ("reference (solution.py) is AC", report.solution == Verdict.AC, report.solution),
+        ("starter fails", report.starter not in (Verdict.AC, Verdict.IE), report.starter),
+    ]
+    items += [
+        (f"practice: {u.test} refused at run time", True, u.reason) for u in report.refused_at_run
+    ]
+    if not report.passed:
+        items.append(("practice check", False, "; ".join(report.messages)))
+    return items

@@ -1,0 +1,163 @@
+"""The harness appended to a student's file for a practice problem (sandbox/practice_judge.py).
+
+Its source is read as text and appended to the submission, so it runs in the student's own
+module, inside the sandbox: it holds no test, no expected value and no solution, only the
+generic moves a proxy needs. Every ``__pj_*`` function is called through the runner's ``call``
+op; what it returns travels back through the wire codec:
+
+- ``__pj_call(name, args, kwargs)``: call the module's global ``name`` (looked up at call time,
+  so a replaced helper is seen);
+- ``__pj_call_saved(name, args, kwargs)``: the same for a name a test has replaced (see below);
+- ``__pj_get(name)``: a module global (a function or class is described, not sent);
+- ``__pj_invoke(h, args, kwargs)``, ``__pj_attr(h, name)``, ``__pj_setattr(h, name, value)``,
+  ``__pj_iter(h)``, ``__pj_next(h)``, ``__pj_len(h)``, ``__pj_item(h, key)``: on an object kept
+  here (an instance of the student's class, a closure, a generator) and known to the grader by
+  its handle number;
+- ``__pj_patch(name)`` / ``__pj_restore(name)`` / ``__pj_set(name, value)``: the stub fallback
+  for a test that replaces ``solution.<name>``: the global becomes a stub that raises
+  ``PracticeHelperCalled(name)``; the grader reads the stub's arguments (``__pj_stub_args``)
+  and runs the test's replacement on them.
+
+A value that is not data (tensors, numpy values, numbers, strings, lists, tuples, dicts) is kept
+here and sent as ``{"__practice_handle__": n, "callable": bool, "type": name}``; the grader
+sends ``{"__practice_handle__": n}`` or ``{"__practice_global__": name}`` back in arguments.
+The student may patch all of this: it only changes what the grader observes, and the grader
+compares everything itself.
+"""
+
+
+def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the module namespace tidy
+    from typing import Any
+
+    import torch as _torch
+
+    g = globals()
+    objects: dict[int, Any] = {}
+    saved: dict[str, Any] = {}
+    stub_calls: dict[str, tuple[list[Any], dict[str, Any]]] = {}
+    counter = [0]
+    handle_key = "__practice_handle__"
+    global_key = "__practice_global__"
+
+    class PracticeHelperCalled(Exception):  # noqa: N818 - its name is the grader's signal
+        pass
+
+    def is_data(value):
+        kind = type(value)
+        if value is None or kind in (bool, int, float, str, bytes):
+            return True
+        if isinstance(value, _torch.Tensor | _torch.dtype):
+            return True
+        module = str(getattr(kind, "__module__", "") or "")
+        return module == "numpy" or module.startswith("numpy.")
+
+    def keep(value):
+        counter[0] += 1
+        objects[counter[0]] = value
+        name = getattr(type(value), "__name__", "object")
+        return {handle_key: counter[0], "callable": callable(value), "type": str(name)[:100]}
+
+    def wrap(value, depth=0):
+        kind = type(value)
+        if depth > 40:
+            return value
+        if kind is list:
+            return [wrap(v, depth + 1) for v in value]
+        if kind is tuple:
+            return tuple(wrap(v, depth + 1) for v in value)
+        if kind is _torch.Size:
+            return tuple(int(v) for v in value)
+        if kind is dict and all(type(k) is str for k in value):
+            return {k: wrap(v, depth + 1) for k, v in value.items()}
+        if is_data(value):
+            return value
+        return keep(value)
+
+    def unwrap(value, depth=0):
+        kind = type(value)
+        if depth > 40:
+            return value
+        if kind is list:
+            return [unwrap(v, depth + 1) for v in value]
+        if kind is tuple:
+            return tuple(unwrap(v, depth + 1) for v in value)
+        if kind is dict:
+            if set(value) == {handle_key}:
+                return objects[value[handle_key]]
+            if set(value) == {global_key}:
+                return g[value[global_key]]
+            return {k: unwrap(v, depth + 1) for k, v in value.items()}
+        return value
+
+    def lookup(name):
+        if name not in g or name.startswith("__pj_"):
+            raise AttributeError(f"your file defines no {name!r}")
+        return g[name]
+
+    def pj_call(name, args, kwargs):
+        return wrap(lookup(name)(*unwrap(args), **unwrap(kwargs)))
+
+    def pj_call_saved(name, args, kwargs):
+        """The student's own ``name`` while a test has it replaced (a test's spy calling the
+        original it kept)."""
+        fn = saved.get(name) or lookup(name)
+        return wrap(fn(*unwrap(args), **unwrap(kwargs)))
+
+    def pj_get(name):
+        value = lookup(name)
+        if callable(value) and not is_data(value):
+            return {global_key: name, "class": isinstance(value, type)}
+        return wrap(value)
+
+    def pj_invoke(handle, args, kwargs):
+        return wrap(objects[handle](*unwrap(args), **unwrap(kwargs)))
+
+    def pj_attr(handle, name):
+        return wrap(getattr(objects[handle], name))
+
+    def pj_setattr(handle, name, value):
+        setattr(objects[handle], name, unwrap(value))
+
+    def pj_iter(handle):
+        return keep(iter(objects[handle]))
+
+    def pj_next(handle):
+        return wrap(next(objects[handle]))
+
+    def pj_len(handle):
+        return len(objects[handle])
+
+    def pj_item(handle, key):
+        return wrap(objects[handle][unwrap(key)])
+
+    def pj_patch(name):
+        lookup(name)
+        saved.setdefault(name, g[name])
+
+        def stub(*args, **kwargs):
+            stub_calls[name] = (list(args), dict(kwargs))
+            raise PracticeHelperCalled(name)
+
+        g[name] = stub
+
+    def pj_stub_args(name):
+        args, kwargs = stub_calls.pop(name, ([], {}))
+        return [wrap(args), wrap(kwargs)]
+
+    def pj_restore(name):
+        if name in saved:
+            g[name] = saved.pop(name)
+
+    def pj_set(name, value):
+        saved.setdefault(name, g.get(name))
+        g[name] = unwrap(value)
+
+    for fn in (
+        pj_call, pj_call_saved, pj_get, pj_invoke, pj_attr, pj_setattr, pj_iter, pj_next, pj_len, pj_item,
+        pj_patch, pj_stub_args, pj_restore, pj_set,
+    ):
+        g["__" + fn.__name__] = fn
+
+
+__pj_harness()
+del __pj_harness
