@@ -1,15 +1,15 @@
 """Walks the whole file system for .py/.pyc files that define the problem's functions (a
 reference, a baseline, a cached module), and would exec the first one it found (a free AC).
-torch's and numpy's own trees are skipped (thousands of files, no solution: the image scan in
-test_no_solution_in_reach.py reads everything else of every sandbox image) so that the walk
-ends within the import's time limit on a busy machine. Expected: RE whose message reports
+Installed packages (site-packages: torch, sympy, numpy...; tens of thousands of files) are
+skipped so that the walk ends within the import's time limit on a busy machine: the image scan
+in test_no_solution_in_reach.py reads all of them but torch's, numpy's and triton's own. Expected: RE whose message reports
 that nothing was found."""
 import marshal
 import os
 
 WANTED = (b"embed", b"last_token_logits", b"pad_batch")
 MAX_BYTES = 4 << 20
-LIBRARIES = ("/site-packages/torch", "/site-packages/numpy", "/opt/triton")
+LIBRARIES = ("-packages", "/opt/triton")
 
 
 def _defines_all(data, suffix):
@@ -21,7 +21,7 @@ def _defines_all(data, suffix):
 def _search():
     found = []
     for root, dirs, files in os.walk("/", onerror=lambda e: None):
-        if root in ("/proc", "/sys", "/dev") or root.endswith(LIBRARIES):
+        if root in ("/proc", "/sys", "/dev") or root.endswith(LIBRARIES):  # not below them
             dirs[:] = []
             continue
         for name in files:
