@@ -195,13 +195,22 @@ def stack(docker_engine: None, tmp_path_factory: pytest.TempPathFactory) -> Iter
         running.admin_password = values["JUDGE_ADMIN_PASSWORD"]
         yield running
     finally:
+        # A worker labels its warm sandboxes with its host name: its container's short id.
+        ours = {i[:12] for i in running.compose("ps", "-a", "-q").stdout.split()}
         running.compose("down", "-v", "--remove-orphans", timeout=180)
         for image in running.own_images:
             subprocess.run(["docker", "rmi", image], capture_output=True)
-    # The worker's sandboxes went with it: warm ones included (removed at its shutdown).
+    # The workers' sandboxes went with them: warm ones included (removed at their shutdown).
+    # (Other stacks on this engine, e.g. the fault tests', have sandboxes of their own.)
     import docker
 
-    left = docker.from_env().containers.list(all=True, filters={"label": "tensor-judge.pool-owner"})
+    left = [
+        c
+        for c in docker.from_env().containers.list(
+            all=True, filters={"label": "tensor-judge.pool-owner"}
+        )
+        if c.labels["tensor-judge.pool-owner"] in ours
+    ]
     assert not left, f"warm sandboxes left after compose down: {[c.labels for c in left]}"
 
 
