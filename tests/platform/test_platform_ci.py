@@ -36,3 +36,26 @@ def test_a_docker_test_skips_outside_ci_without_docker() -> None:
     proc = run_smoke_test_without_docker(ci=False)
     assert proc.returncode == 0, proc.stdout
     assert "1 skipped" in proc.stdout
+
+
+def test_the_readme_starts_with_the_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text()
+    first = readme[readme.index("\n## ") :].split("\n## ")[1]
+    start = first.index("```sh\n") + 6
+    block = first[start : first.index("\n```", start)]
+    assert [line.split()[0] for line in block.splitlines()] == ["scripts/up", "scripts/test"]
+    for script in ("up", "test", "backup", "restore"):
+        assert os.access(ROOT / "scripts" / script, os.X_OK), script
+
+
+def test_the_test_command_stops_at_once_naming_what_is_missing() -> None:
+    env = dict(os.environ, REDIS_URL="redis://127.0.0.1:9/0")  # the discard port: closed
+    env.pop("CI", None)
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "test"), "--collect-only"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "missing: Redis on 127.0.0.1:9 (REDIS_URL)" in lines[0], lines
+    assert "apt-get install -y redis-server" in lines[0]
