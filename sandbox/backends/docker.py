@@ -65,6 +65,10 @@ STDOUT, STDERR = 1, 2
 STDERR_SLACK_BYTES = 16 * 1024
 TAIL_BYTES = 8 * 1024
 INODES_PER_MIB = 256  # one inode per 4 KiB page of /tmp
+# CPU weights (cgroup cpu.shares): a warm sandbox still importing torch while a judging of its
+# worker process is timed on the same CPUs drops to the lowest weight when it cannot be paused.
+LOWEST_CPU_SHARES = 2
+NORMAL_CPU_SHARES = 1024
 
 
 class DockerSandbox(Sandbox):
@@ -88,6 +92,7 @@ class DockerSandbox(Sandbox):
         self._output_cap = spec.output_kib * 1024 + STDERR_SLACK_BYTES
         self._container: Any = None
         self._pooled = False  # started ahead by the warm pool, handed out by rearm()
+        self._frozen_by = ""  # "pause" | "weight" while frozen (see freeze)
         self._sock: socket.socket | None = None
         self._timer: threading.Timer | None = None
         self._gpu_lock: GpuLock | None = None
@@ -211,18 +216,33 @@ class DockerSandbox(Sandbox):
             return False
 
     def freeze(self) -> bool:
-        """Pause every process of the sandbox (cgroup freezer): a warm sandbox still importing
-        torch stops taking CPU from a benchmark being timed on its CPU set. False if it failed."""
+        """Stop every process of the sandbox while another one is timed on its CPU set: pause
+        it (cgroup freezer), or where the engine cannot, drop it to the lowest CPU weight.
+        False when neither worked."""
+        if self._backend.can_pause:
+            try:
+                self._container.pause()
+                self._frozen_by = "pause"
+                return True
+            except Exception as exc:  # e.g. "unable to freeze": no freezer in this engine
+                log.info("sandbox %s: pause failed (%s); lowering its CPU weight", self.container_id, exc)
+                self._backend.can_pause = False
         try:
-            self._container.pause()
+            self._container.update(cpu_shares=LOWEST_CPU_SHARES)
+            self._frozen_by = "weight"
             return True
-        except Exception as exc:  # ended meanwhile, engine hiccup: the timing says contended
-            log.warning("sandbox %s: pause failed: %s", self.container_id, exc)
+        except Exception as exc:
+            log.warning("sandbox %s: cannot lower its CPU weight: %s", self.container_id, exc)
             return False
 
     def thaw(self) -> None:
+        """Undo ``freeze``."""
+        how, self._frozen_by = self._frozen_by, ""
         with contextlib.suppress(Exception):
-            self._container.unpause()
+            if how == "pause":
+                self._container.unpause()
+            elif how == "weight":
+                self._container.update(cpu_shares=NORMAL_CPU_SHARES)
 
     def rearm(self, spec: SandboxSpec) -> None:
         """Hand a pooled sandbox to a judging: same limits, its own wall-clock limit from now."""
@@ -488,6 +508,7 @@ class DockerBackend(Backend):
     ) -> None:
         self.image = image
         self.cpuset = cpuset or None
+        self.can_pause = True  # until the engine says it has no cgroup freezer
         self.gpu_image = gpu_image
         if isinstance(gpu_ids, str):
             gpu_ids = [g.strip() for g in gpu_ids.split(",") if g.strip()]

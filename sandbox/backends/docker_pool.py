@@ -8,9 +8,9 @@ sandbox is used once and destroyed as usual; no submission was ever loaded into 
 
 Refills run in a background thread while the judging that took a sandbox goes on. A judging
 about to time its benchmark calls ``quiet()``: refills pause and it waits (bounded) for the
-pool's container start in flight and freezes (``docker pause``) its sandboxes still importing
-torch, which would otherwise share its CPU set; ``resume()`` thaws them when the judging's
-sandboxes are closed. A take that finds the pool empty while a refill is starting one
+pool's container start in flight and freezes its sandboxes still importing torch, which would
+otherwise share its CPU set (``docker pause``, or the lowest CPU weight where the engine has no
+freezer); ``resume()`` thaws them when the judging's sandboxes are closed. A take that finds the pool empty while a refill is starting one
 waits for that one rather than start a second beside it (on a busy host two starts at once
 each take twice as long).
 
@@ -97,7 +97,13 @@ class WarmPool:
             if found is not None:
                 self.waited_hits += 1
         if found is not None:
-            found.rearm(spec)
+            try:
+                found.rearm(spec)
+            except Exception as exc:  # not pinned: not fit to be timed; a fresh one instead
+                log.warning("warm pool: could not hand out a sandbox: %s", exc)
+                found.close()
+                found = None
+        if found is not None:
             self.hits += 1
         else:
             self.misses += 1

@@ -272,3 +272,23 @@ def test_quiet_freezes_sandboxes_still_starting_and_pauses_refills(pool: Any) ->
     pool.resume()
     assert not starting.frozen
     assert wait_until(lambda: pool.ready_count() == 2)
+
+
+# ------------------------------------------------------------------ the real engine
+
+
+@pytest.mark.docker
+def test_a_sandbox_runs_on_its_worker_process_cpu_set_and_can_be_frozen() -> None:
+    from tests.conftest import require_docker
+
+    require_docker()
+    from sandbox.backends.base import get_backend
+
+    backend = get_backend("docker", cpuset="0")
+    with backend.start(SandboxSpec(labels={"tensor-judge.test": "cpuset"})) as box:
+        box._container.reload()  # type: ignore[attr-defined]
+        assert box._container.attrs["HostConfig"]["CpusetCpus"] == "0"  # type: ignore[attr-defined]
+        assert box.environment["cpuset"] == "0"
+        assert box.freeze()  # type: ignore[attr-defined]  (paused, or at the lowest CPU weight)
+        box.thaw()  # type: ignore[attr-defined]
+        box.recv(120)  # the runner goes on: its hello arrives
