@@ -70,7 +70,7 @@ def submit(
     mode: str,
     *,
     out: TextIO | None = None,
-    poll_s: float = 1.0,
+    poll_s: float = 1.0,  # the longest wait between polls (the first ones come at 0.1 s)
     max_wait_s: float = 900.0,
 ) -> dict[str, Any]:
     """Submit, print progress as tests finish, return the final submission JSON."""
@@ -83,6 +83,7 @@ def submit(
     shown = 0
     last_status = ""
     deadline = time.monotonic() + max_wait_s
+    wait_s = min(0.1, poll_s)
     while True:
         data = client.call("GET", f"/api/v1/submissions/{sub_id}")
         status = data["status"]
@@ -99,7 +100,8 @@ def submit(
             return data
         if time.monotonic() > deadline:
             raise ApiError(f"gave up waiting for submission #{sub_id} after {max_wait_s:.0f} s")
-        time.sleep(poll_s)
+        time.sleep(wait_s)
+        wait_s = min(poll_s, wait_s * 1.5)
 
 
 def _print_verdict(data: dict[str, Any], out: TextIO) -> None:
