@@ -261,7 +261,9 @@ def scan_tests(source: str) -> tuple[list[TestInfo], list[str], list[Unsupported
 
 def _read(path: Path) -> str:
     if not path.is_file():
-        raise PracticeError(f"missing {path.name} in {path.parent}")
+        raise PracticeError(
+            f"missing {path.name} (a practice folder holds {', '.join(FOLDER_FILES)})"
+        )
     if path.stat().st_size > MAX_FILE_BYTES:
         raise PracticeError(f"{path.name}: larger than {MAX_FILE_BYTES} bytes")
     try:

@@ -94,6 +94,8 @@ def check_practice(package: ProblemPackage, backend: Backend) -> PracticeCheck:
         report.messages.append("every test is unsupported: nothing would be judged")
     if result.verdict != Verdict.AC:
         report.messages.append(f"solution.py is not accepted by its own tests: {_summary(result)}")
+    if result.verdict != Verdict.AC:  # the package is refused already: spare the second judging
+        return report
     starter = (package.path / "starter.py").read_text(encoding="utf-8")
     result = judge_practice(package, starter, mode=Mode.SUBMIT, backend=backend)
     report.starter = str(result.verdict)

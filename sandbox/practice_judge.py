@@ -484,6 +484,9 @@ class _PracticeJudging:
             self.skip_rest(0, "skipped: the tests could not start")
             return self.result(failed.verdict, failed.message)
         except ImportError as exc:
+            if exc.name != "solution":  # a module the tests need is missing: ours
+                self.skip_rest(0, "skipped: internal error")
+                return self.result(Verdict.IE, f"the problem's tests failed to load: {exc}")
             self.skip_rest(0, "skipped: compilation error")
             return self.result(Verdict.CE, f"the tests need a name your file does not define: {exc}")
         except BaseException as exc:  # noqa: BLE001 - the package's test.py: ours, not the student's

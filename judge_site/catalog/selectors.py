@@ -104,3 +104,26 @@ def draft_code(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> str 
         .values_list("code", flat=True)
         .first()
     )
+
+
+def practice_notes(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> str | None:
+    """The solution notes of a practice problem (sandbox/practice.py) for a user with an
+    accepted Submit on it; '' when they have none yet (the page says they open after an AC);
+    None for a problem without notes."""
+    from sandbox import practice
+
+    manifest = problem.manifest or {}
+    if not practice.is_practice(manifest) or not practice.settings_of(manifest).get("notes"):
+        return None
+    if not getattr(user, "is_authenticated", False):
+        return ""
+    solved = Submission.objects.filter(
+        user_id=user.pk, problem=problem, mode=Mode.SUBMIT, status=Status.DONE,
+        verdict=VerdictChoice.AC,
+    ).exists()
+    if not solved:
+        return ""
+    try:
+        return practice.notes_of(problem.package_dir)
+    except OSError:
+        return ""

@@ -301,6 +301,35 @@ def practice_import(
     return report
 
 
+def practice_unzip(data: bytes, dest_dir: Path, filename: str = "") -> Path:
+    """Unpack a practice folder sent as a zip into ``dest_dir`` and return the folder: the
+    four files at the zip's root (the slug is the zip's file name) or inside one folder (the
+    slug is its name). The same caps and path rules as a package zip."""
+    if len(data) > MAX_ZIP_BYTES:
+        raise PackageError(f"zip larger than {MAX_ZIP_BYTES} bytes")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise PackageError(f"not a zip file: {exc}") from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_FILES or sum(i.file_size for i in infos) > MAX_UNPACKED_BYTES:
+            raise PackageError("the zip is too large for a practice folder")
+        members = [(info, _safe_member(info)) for info in infos if not info.is_dir()]
+        tops = {path.parts[0] for _, path in members if len(path.parts) > 1}
+        at_root = [path for _, path in members if len(path.parts) == 1]
+        if at_root and tops or len(tops) > 1:
+            raise PackageError("the zip must hold the folder's files at its root or in one folder")
+        slug = tops.pop() if tops else Path(filename or "practice").stem.lower()
+        folder = dest_dir / slug
+        folder.mkdir(parents=True)
+        for info, path in members:
+            target = folder.joinpath(*path.parts[1:] if len(path.parts) > 1 else path.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(info)[: MAX_UNPACKED_BYTES + 1])
+    return folder
+
+
 # ---------------------------------------------------------------- drafts
 
 

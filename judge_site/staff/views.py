@@ -24,6 +24,7 @@ from judge_site.staff.services.packages import (
     StaffError,
     current_version,
     package_upload,
+    practice_upload,
     problem_set_published,
     version_activate,
 )
@@ -46,13 +47,21 @@ def upload(request: HttpRequest) -> HttpResponse:
     error = ""
     if request.method == "POST":
         file = request.FILES.get("package")
+        practice = request.POST.get("kind") == "practice"  # a practice folder as a zip
         try:
             if file is None:
                 raise StaffError("choose a package zip to upload")
             if file.size is not None and file.size > MAX_ZIP_BYTES:
                 raise StaffError(f"zip larger than {MAX_ZIP_BYTES} bytes (a package is text: "
                                  "remove large data files)")
-            version = package_upload(request.user, file.read(), file.name or "")
+            if practice:
+                number_text = request.POST.get("number", "").strip()
+                if number_text and not number_text.isdigit():
+                    raise StaffError("number: a problem number is a positive integer")
+                version = practice_upload(request.user, file.read(), file.name or "",
+                                          int(number_text) if number_text else None)
+            else:
+                version = package_upload(request.user, file.read(), file.name or "")
         except StaffError as exc:
             error = str(exc)
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+import tempfile
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -23,7 +24,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from judge_site.catalog.models import Problem
-from judge_site.catalog.services import problem_import_zip, problem_sync
+from judge_site.catalog.services import problem_export_zip, problem_import_zip, problem_sync
 from judge_site.staff.models import CheckStatus, ProblemVersion
 from judge_site.staff.services.audit import audit_record
 from sandbox.problem import PackageError, load_package
@@ -101,6 +102,40 @@ def package_upload(actor: Any, data: bytes, filename: str = "") -> ProblemVersio
         shutil.rmtree(incoming, ignore_errors=True)
         raise StaffError("another upload of this problem arrived at the same time: retry") from None
     return version
+
+
+def practice_upload(
+    actor: Any, data: bytes, filename: str = "", number: int | None = None
+) -> ProblemVersion:
+    """A practice folder (sandbox/practice.py) as a zip: made into a package of the kind
+    ``practice`` as problem ``number`` (default: its slug's problem, else the next free
+    number), then uploaded like any package (a version, checked by a worker, used by hand)."""
+    from judge_site.catalog.services import practice_next_number, practice_unzip
+    from sandbox import practice
+
+    work = Path(tempfile.mkdtemp(prefix="practice-upload-"))
+    try:
+        try:
+            folder = practice.read_folder(practice_unzip(data, work / "in", filename))
+        except (PackageError, practice.PracticeError, OSError) as exc:
+            message = str(exc).replace(str(work), "")
+            audit_record(actor, "package.upload_refused", filename or "zip", message=message)
+            raise StaffError(message) from None
+        if number is None:
+            existing = Problem.objects.filter(slug=folder.slug).first()
+            pending = ProblemVersion.objects.filter(slug=folder.slug).first()
+            if existing is not None:
+                number = existing.number
+            elif pending is not None:
+                number = pending.problem_number
+            else:
+                last = ProblemVersion.objects.aggregate(n=Max("problem_number"))["n"] or 0
+                number = max(practice_next_number(), last + 1)
+        package_dir = practice.write_package(folder, work / "out", number)
+        zipped = problem_export_zip(package_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return package_upload(actor, zipped, filename)
 
 
 def _author_words(message: str, incoming: Path) -> str:
