@@ -352,7 +352,7 @@ def test_a_submission_made_on_the_site_is_judged_by_the_worker(stack: Stack) -> 
 @pytest.mark.docker
 @pytest.mark.slow
 def test_the_worker_judges_the_next_submission_in_a_sandbox_started_ahead(stack: Stack) -> None:
-    """Compose's worker keeps one sandbox warm (JUDGE_SANDBOX_POOL_SIZE=1): a judging after the
+    """Compose's worker keeps sandboxes warm (JUDGE_SANDBOX_POOL_SIZE=2): a judging after the
     first finds it ready, and the verdict is the same."""
     path = "/app/" + str(sorted(ROOT.glob("problems/048-*/solutions/AC/*.py"))[0].relative_to(ROOT))
     script = SUBMIT_THROUGH_THE_SITE.format(path=path, mode="run")
