@@ -249,7 +249,8 @@ def remove_own_sandboxes() -> int:
         client = docker.from_env()
         filters = {"label": [LABEL, f"{WORKER_LABEL}={_worker_name}"]}
         removed = 0
-        for container in client.containers.list(all=True, filters=filters):
+        # sparse: no inspect per container, which fails for one removed meanwhile
+        for container in client.containers.list(all=True, sparse=True, filters=filters):
             container.remove(force=True)
             removed += 1
     except Exception as exc:  # the engine may be down; the age-based sweep remains

@@ -26,7 +26,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 from test_platform_compose import ROOT, Stack, config_json, free_port
@@ -63,12 +63,14 @@ class Row:
     lost: int = 0
     duplicated: int = 0
     retried: int = 0
+    service_back_s: float = 0.0
     recover_s: float = 0.0
     site_back_s: float = 0.0
     notes: list[str] = field(default_factory=list)
 
 
 ROWS: list[Row] = []
+NOTES: list[str] = []
 
 
 def test_the_compose_redis_keeps_its_queue_on_disk() -> None:
@@ -120,19 +122,20 @@ def faulty_stack(
 
 
 def _print_table(request: pytest.FixtureRequest) -> None:
-    if not ROWS:
+    if not ROWS and not NOTES:
         return
     lines = [
-        "fault suite (compose stack; recovery counted from the service being back)",
+        "fault suite: time to recover = from the service answering again to the last verdict",
         f"{'fault':<10}{'in flight':>10}{'lost':>6}{'duplicated':>12}{'retried':>9}"
-        f"{'time to recover':>17}{'site back':>11}",
+        f"{'service back':>14}{'time to recover':>17}{'site back':>11}",
     ]
     for r in ROWS:
         lines.append(
             f"{r.fault:<10}{r.in_flight:>10}{r.lost:>6}{r.duplicated:>12}{r.retried:>9}"
-            f"{r.recover_s:>15.0f} s{r.site_back_s:>9.0f} s"
+            f"{r.service_back_s:>12.0f} s{r.recover_s:>15.0f} s{r.site_back_s:>9.0f} s"
             + (f"  {'; '.join(r.notes)}" if r.notes else "")
         )
+    lines += NOTES
     text = "\n".join(lines)
     (ROOT / "test-artifacts").mkdir(exist_ok=True)
     (ROOT / "test-artifacts" / "faults.txt").write_text(text + "\n")
@@ -190,14 +193,32 @@ def _sandboxes_left(stack: Stack) -> list[str]:
     started = datetime.fromisoformat(worker.attrs["State"]["StartedAt"][:19] + "+00:00")
     host = worker.attrs["Config"]["Hostname"]
     left = []
-    for c in client.containers.list(all=True, filters={"label": "tensor-judge.sandbox"}):
-        labels = c.labels
+    # sparse: the list's own fields, no inspect per container (one may go meanwhile)
+    for c in client.containers.list(
+        all=True, sparse=True, filters={"label": "tensor-judge.sandbox"}
+    ):
+        labels = c.attrs.get("Labels") or {}
         created = float(labels.get("tensor-judge.created", "0"))
         if labels.get("tensor-judge.worker") == f"cpu@{host}":
-            left.append(f"{c.short_id} (judging sandbox, {c.status})")
+            left.append(f"{c.short_id} (judging sandbox, {c.attrs.get('State')})")
         elif labels.get("tensor-judge.pool-owner") == host and created < started.timestamp() - 1:
             left.append(f"{c.short_id} (warm, from before the worker's restart)")
     return left
+
+
+def _back(stack: Stack, fault: str, since: float) -> bool:
+    """Whether the restarted service answers again: Postgres and Redis their ping, web its
+    health check, a Celery worker (worker; beat's) its "ready." line."""
+    if fault == "postgres":
+        return stack.compose("exec", "-T", "postgres", "pg_isready", "-U", "judge").returncode == 0
+    if fault == "redis":
+        ping = stack.compose("exec", "-T", "redis", "redis-cli", "ping")
+        return "PONG" in ping.stdout
+    if fault == "web":
+        return _site_answers(stack)
+    iso = datetime.fromtimestamp(since, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    logs = stack.compose("logs", "--no-color", "--since", iso, fault).stdout
+    return " ready." in logs
 
 
 def _burst(stack: Stack, fault: str) -> list[int]:
@@ -208,6 +229,10 @@ def _burst(stack: Stack, fault: str) -> list[int]:
     out = stack.manage("web", "shell", "-c", BURST.format(sleep_s=SLEEP_S, path=path, users=users))
     return json.loads(out[out.index("IDS ") + 4 :].splitlines()[0])
 
+
+# A minute is the target; the margin is for a loaded CI machine, where the triton sandbox's
+# first start (Triton and torch imported) competes with the warm pools filling up.
+RUN_56_WITHIN_S = 90
 
 RUN_56 = """
 import time
@@ -222,7 +247,9 @@ deadline = time.monotonic() + {within_s}
 while time.monotonic() < deadline and sub.status != "done":
     time.sleep(1)
     sub.refresh_from_db()
-print("RESULT", sub.status, sub.verdict, "|", sub.environment.get("routing", ""), "|", sub.message)
+print("RESULT", sub.status, sub.verdict, "|", sub.environment.get("routing", ""), "|",
+      sub.message, "| judged in",
+      round((sub.finished_at - sub.created_at).total_seconds()) if sub.finished_at else "-", "s")
 """
 
 
@@ -234,8 +261,11 @@ def test_a_run_of_the_triton_problem_ends_with_a_verdict_on_the_default_stack(
     accepted = sorted(ROOT.glob("problems/056-*/solutions/AC/*.py"))
     assert accepted, "problem 56 has no solutions/AC/ file"
     path = "/app/" + str(accepted[0].relative_to(ROOT))
-    out = faulty_stack.manage("web", "shell", "-c", RUN_56.format(path=path, within_s=60))
-    result = out[out.index("RESULT") :]
+    out = faulty_stack.manage(
+        "web", "shell", "-c", RUN_56.format(path=path, within_s=RUN_56_WITHIN_S)
+    )
+    result = out[out.index("RESULT") :].strip()
+    NOTES.append(f"problem 56, Run on the default stack: {result}")
     assert result.startswith("RESULT done AC"), result
     assert "Triton's interpreter" in result
 
@@ -257,14 +287,20 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
     row.in_flight = sum(1 for s in states.values() if s[0] != "done")
 
     grace = STOP_GRACE_S.get(fault, 5)
+    restarted_at = time.time()
     restart = stack.compose("restart", "-t", str(grace), fault, timeout=180)
     assert restart.returncode == 0, restart.stderr
+    started = time.monotonic()
+    while not _back(stack, fault, restarted_at):
+        assert time.monotonic() < started + 180, f"{fault} did not come back in 3 minutes"
+        time.sleep(1)
     back = time.monotonic()
+    row.service_back_s = back - started
 
-    finished = back
+    finished: float | None = None
     site_back: float | None = None
-    deadline = back + RECOVER_WITHIN_S + 30
-    states = {}
+    deadline = back + RECOVER_WITHIN_S + 60
+    states: dict[int, tuple[str, str, int]] = {}
     while time.monotonic() < deadline:
         if site_back is None and _site_answers(stack):
             site_back = time.monotonic()
@@ -278,8 +314,8 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
             site_back = time.monotonic()
         time.sleep(1)
 
-    row.recover_s = finished - back
-    row.site_back_s = (site_back or time.monotonic()) - back
+    row.recover_s = (finished or time.monotonic()) - back
+    row.site_back_s = (site_back or time.monotonic()) - started
     row.lost = sum(1 for sid in ids if states.get(sid, ("?",))[0] != "done")
     row.retried = sum(1 for s in states.values() if s[2] > 1)
     judged = _judged_counts(stack)
