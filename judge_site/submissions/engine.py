@@ -330,7 +330,7 @@ def judge_source(
                 f"{', '.join(missing)} (problem.toml requires it): use JUDGE_BACKEND=docker "
                 "with the image JUDGE_SANDBOX_IMAGES maps it to",
             )
-    quiet = _QuietCpus(backend)
+    quiet = _QuietCpus(backend, gpu=gpu_id is not None)
     timed = TimedBackend(
         backend,
         before_timing=quiet.before,
@@ -362,8 +362,9 @@ class _QuietCpus:
     importing torch, and take the host-wide lock of the CPU set; afterwards, undo both.
     ``info`` (for the result's environment) says what the timing ran under."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, gpu: bool = False) -> None:
         self.backend = backend
+        self.gpu = gpu  # timed on a GPU this judging holds alone (its lock): CPUs matter less
         self.cpuset: str | None = getattr(backend, "cpuset", None)
         self.info: dict[str, str] = {}
         self._lock: TimingLock | None = None
@@ -388,7 +389,7 @@ class _QuietCpus:
             if got is None:
                 self._lock = None
                 contended.append(f"no timing lock on CPUs {self.cpuset}")
-        else:
+        elif not self.gpu:
             contended.append("sandboxes not pinned to CPUs of their own")
         waited = time.monotonic() - start
         self.info = {
