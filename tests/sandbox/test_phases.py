@@ -292,3 +292,22 @@ def test_a_sandbox_runs_on_its_worker_process_cpu_set_and_can_be_frozen() -> Non
         assert box.freeze()  # type: ignore[attr-defined]  (paused, or at the lowest CPU weight)
         box.thaw()  # type: ignore[attr-defined]
         box.recv(120)  # the runner goes on: its hello arrives
+
+
+def test_a_judging_through_the_engine_records_its_phases(settings: Any) -> None:
+    from pathlib import Path
+
+    from judge_site.submissions import engine
+    from sandbox.contracts import Mode, Verdict
+    from sandbox.problem import load_package
+
+    settings.JUDGE_BACKEND = "local"
+    settings.JUDGE_ALLOW_LOCAL_BACKEND = True
+    p48 = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"
+    result = engine.judge_source(
+        load_package(p48), (p48 / "solutions" / "AC" / "gather.py").read_text(), Mode.RUN
+    )
+    assert result.verdict == Verdict.AC, result.message
+    phases = result.environment["phases"]
+    assert {"setup", "sandbox_start", "runner_ready", "load", "tests", "shutdown"} <= set(phases)
+    assert "benchmark" not in phases and "timing_contended" not in result.environment
