@@ -197,8 +197,10 @@ class DockerSandbox(Sandbox):
         except OSError:
             return True  # gone: not busy either
 
-    def alive(self) -> bool:
-        """Still running with an open channel (a pooled sandbox is checked before hand-out)."""
+    def alive(self, check_state: bool = True) -> bool:
+        """Still running with an open channel (a pooled sandbox is checked before hand-out).
+        ``check_state`` False: the channel only (a runner that ended closed it), without asking
+        the engine (a round trip on the judging's path)."""
         if self._closed or self._eof or self._sock is None or self._container is None:
             return False
         try:
@@ -209,6 +211,8 @@ class DockerSandbox(Sandbox):
             pass  # nothing to read yet: fine
         except OSError:
             return False
+        if not check_state:
+            return True
         try:
             self._container.reload()
             return bool(self._container.attrs["State"]["Running"])

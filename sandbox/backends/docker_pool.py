@@ -76,8 +76,10 @@ class WarmPool:
         is ready but a refill with these limits is starting one, wait for it up to ``wait_s``."""
         if spec.gpu_id is not None or self.size <= 0:
             return None
+        with self._lock:  # a pool that is only learning these limits has nothing coming
+            known = self._template is not None and pool_key(self._template) == pool_key(spec)
         found = self._take_ready(spec)
-        if found is None and wait_s > 0:
+        if found is None and wait_s > 0 and known:
             deadline = time.monotonic() + wait_s
             with self._lock:
                 self._refilling = not self._paused  # the woken refill thread will start one
@@ -121,7 +123,11 @@ class WarmPool:
             now = time.monotonic()
             for born, box in self._ready:
                 # Another shape is not kept: the pool follows the latest judging's limits.
-                if now - born > self.max_idle_s or pool_key(box.spec) != key or not box.alive():
+                if (
+                    now - born > self.max_idle_s
+                    or pool_key(box.spec) != key
+                    or not box.alive(check_state=False)
+                ):
                     stale.append(box)
                 elif found is None:
                     found = box

@@ -193,7 +193,7 @@ class FakeDockerBox:
         self.rearmed = False
         FakeDockerBox.made.append(self)
 
-    def alive(self) -> bool:
+    def alive(self, check_state: bool = True) -> bool:
         return not self.closed
 
     def has_spoken(self) -> bool:
