@@ -14,9 +14,10 @@ The package written from it (:func:`write_package`) is a normal package folder w
 notes (shown to a student after an AC), and ``[practice]`` lists the cases, the public ones,
 the folder's ``requires`` and the cases the judge refuses, each with its reason.
 
-What a proxy cannot carry is found here, statically (:func:`scan_tests`): a callable (a lambda,
-a function of the test) passed to the student's code is refused; an assignment to
-``solution.<name>`` runs by the stub fallback (see practice_judge.py).
+What a plain proxy cannot carry is found here, statically (:func:`scan_tests`), and reported per
+test: a function of the test (a lambda) passed to the student's code, an assignment to
+``solution.<name>``; both run as callbacks (see practice_judge.py). What turns out unsupported
+when the check runs the solution is refused (``[[practice.unsupported]]`` with action refused).
 """
 
 from __future__ import annotations
@@ -190,10 +191,10 @@ def _scan_function(
                             isinstance(value, ast.Name) and value.id in functions
                         ):
                             found.append((
-                                f"passes a function of the test to {target}() (line "
-                                f"{sub.lineno}): the student's code runs in the sandbox and "
-                                "cannot call back into the grader",
-                                "refused",
+                                f"passes a function of the test to {target}(): run as a "
+                                "callback (it stays in the grader; each call the student's "
+                                "code makes of it crosses the channel back)",
+                                "fallback",
                             ))
                 elif isinstance(sub.func, ast.Name) and sub.func.id in helpers:
                     if sub.func.id not in seen:
@@ -210,10 +211,9 @@ def _scan_function(
                         and target_node.value.id == "solution"
                     ):
                         found.append((
-                            f"replaces solution.{target_node.attr}: run by "
-                            "the stub fallback (the name is replaced in the student's module by "
-                            "a stub; a call of it runs the test's replacement in the grader, "
-                            "which must raise)",
+                            f"replaces solution.{target_node.attr}: the replacement runs "
+                            "in the grader as a callback (the student's module calls a stand-in; "
+                            "an exception it raises reaches the test even if caught)",
                             "fallback",
                         ))
     unique: list[tuple[str, str]] = []

@@ -11,17 +11,19 @@ or an expected value. An exception the student's code raises comes back as an ex
 same built-in class (``raises(ValueError)`` works); instances of the student's classes stay in
 the sandbox and are driven through handles (stateful objects, closures, generators).
 
-What a proxy cannot do:
+What a proxy cannot do directly, and how it is done:
 
-- a callable of the test passed to the student's code (a lambda, a helper): the sandbox cannot
-  call back into the grader. Found by the import's static scan (refused there), else at run time
-  (the test is skipped as unsupported and the judging's environment lists it);
-- a test that replaces ``solution.<name>``: the **stub fallback**. The global is replaced in the
-  student's module by a stub; when the student's code calls it, the call ends with a signal and
-  the grader runs the test's replacement on the stub's arguments, which must raise (the usual
-  "this helper must not be called" check): the student's call then raises that exception. A
-  replacement that returns (a spy that counts calls) would need the student's call to resume:
-  the test is unsupported at run time.
+- a function of the test passed to the student's code (a lambda, a helper) or assigned to
+  ``solution.<name>`` (a helper that must not be called, a spy that counts calls): a
+  **callback**. The function stays in the grader; the student's module gets a stand-in whose
+  calls send a ``callback`` frame and wait; the grader runs the function on the values it was
+  given and answers with its value or its exception (as the built-in exception class it derives
+  from). Calls the function makes of the student's code (a spy calling the original) are
+  served meanwhile. An exception of the test's function is raised again to the test when the
+  student's call ends, even if the student's code caught it. The import's static scan reports
+  these tests (``unsupported``, action ``fallback``);
+- what the channel cannot carry (a set, a generator of the test, a function's return value that
+  is not data) ends the test as unsupported: reported, and refused by the import's check;
 - arguments modified in place by the student's code are not carried back to the test.
 
 Verdicts per test: returned AC; AssertionError WA; the student's exception RE (its traceback,
@@ -67,10 +69,11 @@ MAX_SOURCE_BYTES = 512 * 1024
 IMPORT_TIMEOUT_S = 20.0
 SHIM_FUNCTIONS = (
     "__pj_call", "__pj_call_saved", "__pj_get", "__pj_invoke", "__pj_attr", "__pj_setattr", "__pj_iter",
-    "__pj_next", "__pj_len", "__pj_item", "__pj_patch", "__pj_stub_args", "__pj_restore", "__pj_set",
+    "__pj_next", "__pj_len", "__pj_item", "__pj_restore", "__pj_set",
 )
 HANDLE_KEY = "__practice_handle__"
 GLOBAL_KEY = "__practice_global__"
+CALLBACK_KEY = "__practice_callback__"
 TESTS_FILENAME = "tests.py"
 
 
@@ -89,7 +92,12 @@ class ProxyUnsupported(BaseException):  # noqa: N818
 
 
 class _Remote:
-    """The channel to the student's file for one judging, with the current test's deadline."""
+    """The channel to the student's file for one judging, with the current test's deadline.
+
+    A function of the test handed to the student's code (a lambda argument, a replacement of
+    ``solution.<name>``) is a callback: the student's call sends a ``callback`` frame, the grader
+    runs the function on the values it was given and answers ``callback_return``; calls the
+    function makes of the student's code (a spy calling the original) are nested requests."""
 
     def __init__(self, session: Session, device: str) -> None:
         self.session = session
@@ -97,7 +105,10 @@ class _Remote:
         self.deadline = 0.0
         self.fault: Fault | None = None
         self.dead = False
-        self.patches: dict[str, Callable[..., Any]] = {}
+        self.patches: set[str] = set()  # names of solution the current test has replaced
+        self.callbacks: dict[int, Callable[..., Any]] = {}
+        self.depth = 0
+        self.raised: BaseException | None = None  # what a callback raised, for the test
         self.test_name = ""
 
     def call(self, fn: str, *args: Any) -> Any:
@@ -105,21 +116,17 @@ class _Remote:
         exception re-raised here, a fault as _Abort."""
         if self.dead:
             raise _Abort()
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            self._fault(Fault(Verdict.TLE, f"test {self.test_name} ran out of time", fatal=False))
+        outgoing = [_outgoing(a, self) for a in args]
+        self.depth += 1
         try:
-            reply, blob = self.session.request(
+            reply, blob = self._request(
                 {"op": "call", "fn": fn, "grad_wrt": [], "grad_seed": 0, "device": self.device},
-                left + SLACK_S,
-                f"test {self.test_name}",
-                args=[_outgoing(a) for a in args],
-                kwargs={},
+                args=outgoing, kwargs={},
             )
-        except Fault as fault:
-            if fault.verdict == Verdict.TLE and not fault.fatal:
-                fault = Fault(Verdict.TLE, fault.message, fatal=True)
-            self._fault(fault)
+            while "callback" in reply:
+                reply, blob = self._callback(reply, blob)
+        finally:
+            self.depth -= 1
         try:
             obs = wire.decode(reply.get("obs"), blob, numpy=True)
         except wire.WireError:
@@ -127,31 +134,59 @@ class _Remote:
         if not well_formed(obs):
             self._fault(Fault(Verdict.RE, CHANNEL_MESSAGE))
         obs = clamped(obs)
+        if self.depth == 0 and self.raised is not None:
+            # A function of the test raised inside the student's call (a helper that must not
+            # be called): the test sees it raise, whether or not the student's code caught it.
+            raised, self.raised = self.raised, None
+            raise raised
         if obs["kind"] == "raise":
             if is_memory_error(obs):
                 self._fault(Fault(Verdict.MLE, "your code ran out of memory", fatal=False))
-            raise self._student_exception(obs)
+            raise student_exception(obs)
         return self.incoming(obs["value"])
+
+    def _request(self, message: dict[str, Any], **values: Any) -> tuple[dict[str, Any], bytes]:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self._fault(Fault(Verdict.TLE, f"test {self.test_name} ran out of time"))
+        try:
+            return self.session.request(message, left + SLACK_S, f"test {self.test_name}", **values)
+        except Fault as fault:
+            if fault.verdict == Verdict.TLE:
+                fault = Fault(Verdict.TLE, fault.message, fatal=True)
+            self._fault(fault)
+
+    def _callback(self, reply: dict[str, Any], blob: bytes) -> tuple[dict[str, Any], bytes]:
+        """Run the test's function a callback frame names; answer with its value or exception."""
+        ident = reply.get("callback")
+        fn = self.callbacks.get(ident) if type(ident) is int else None
+        try:
+            args = wire.decode(reply.get("args"), blob, numpy=True)
+            kwargs = wire.decode(reply.get("kwargs"), blob, numpy=True)
+        except wire.WireError:
+            self._fault(Fault(Verdict.RE, CHANNEL_MESSAGE))
+        if fn is None or type(args) is not list or type(kwargs) is not dict:
+            self._fault(Fault(Verdict.RE, CHANNEL_MESSAGE))
+        try:
+            value = fn(*self.incoming(args), **self.incoming(kwargs))
+            answer: dict[str, Any] = {"op": "callback_return"}
+            values = {"value": _outgoing(value, self)}
+        except (_Abort, ProxyUnsupported):
+            self.dead = True  # the student's call waits for an answer it will never get
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the test's function raised: tell the student's code
+            if self.raised is None:
+                self.raised = exc
+            answer = {"op": "callback_return",
+                      "raise": {"type": _builtin_base(type(exc)).__name__, "message": str(exc)[:2000]}}
+            values = {}
+        return self._request(answer, **values)
 
     def _fault(self, fault: Fault) -> NoReturn:
         self.fault = fault
         if fault.fatal:
             self.dead = True
         raise _Abort()
-
-    def _student_exception(self, obs: dict[str, Any]) -> BaseException:
-        name = str(obs["type"])
-        if name == "PracticeHelperCalled" and obs["message"] in self.patches:
-            replacement = self.patches[obs["message"]]
-            args, kwargs = self.call("__pj_stub_args", obs["message"])
-            # The test's replacement, on the stub's arguments: it raises (an AssertionError,
-            # usually), which ends the student's call as if their helper had raised it.
-            replacement(*args, **kwargs)
-            raise ProxyUnsupported(
-                f"the test's replacement of solution.{obs['message']} returned: the stub "
-                "fallback supports only replacements that raise"
-            )
-        return student_exception(obs)
 
     def incoming(self, value: Any) -> Any:
         kind = type(value)
@@ -167,6 +202,14 @@ class _Remote:
                 return GlobalProxy(self, value[GLOBAL_KEY], bool(value.get("class")))
             return {k: self.incoming(v) for k, v in value.items()}
         return value
+
+
+def _builtin_base(cls: type[BaseException]) -> type[BaseException]:
+    """The first of Python's own exception classes in ``cls``'s MRO (Exception at least)."""
+    for base in cls.__mro__:
+        if getattr(builtins, base.__name__, None) is base and issubclass(base, Exception):
+            return base
+    return Exception
 
 
 _EXCEPTION_CLASSES: dict[tuple[str, type], type[BaseException]] = {}
@@ -205,9 +248,9 @@ def student_exception(obs: dict[str, Any]) -> BaseException:
     return exc
 
 
-def _outgoing(value: Any, depth: int = 0) -> Any:
-    """A test's argument as the wire carries it; proxies become references; what cannot cross
-    the channel is ProxyUnsupported."""
+def _outgoing(value: Any, remote: _Remote, depth: int = 0) -> Any:
+    """A test's argument as the wire carries it; proxies become references, functions of the
+    test callbacks; what cannot cross the channel is ProxyUnsupported."""
     if depth > 40:
         raise ProxyUnsupported("an argument nested too deeply")
     kind = type(value)
@@ -216,13 +259,13 @@ def _outgoing(value: Any, depth: int = 0) -> Any:
     if isinstance(value, GlobalProxy):
         return {GLOBAL_KEY: value.__name__}
     if kind is list:
-        return [_outgoing(v, depth + 1) for v in value]
+        return [_outgoing(v, remote, depth + 1) for v in value]
     if kind is tuple:
-        return tuple(_outgoing(v, depth + 1) for v in value)
+        return tuple(_outgoing(v, remote, depth + 1) for v in value)
     if kind is dict:
         if not all(type(k) is str for k in value):
             raise ProxyUnsupported("a dict argument with keys that are not strings")
-        return {k: _outgoing(v, depth + 1) for k, v in value.items()}
+        return {k: _outgoing(v, remote, depth + 1) for k, v in value.items()}
     if value is None or kind in (bool, int, float, str):
         return value
     module = str(getattr(kind, "__module__", "") or "")
@@ -238,10 +281,9 @@ def _outgoing(value: Any, depth: int = 0) -> Any:
 
         return np.dtype(value)  # np.float32 as a dtype argument
     if callable(value):
-        raise ProxyUnsupported(
-            f"the test passes a function ({getattr(value, '__name__', kind.__name__)}) to the "
-            "student's code: the sandbox cannot call back into the grader"
-        )
+        ident = len(remote.callbacks) + 1
+        remote.callbacks[ident] = value
+        return {CALLBACK_KEY: ident}
     raise ProxyUnsupported(f"the test passes a {kind.__name__}, which the channel does not carry")
 
 
@@ -330,13 +372,11 @@ class SolutionModule(ModuleType):
     def __setattr__(self, name: str, value: Any) -> None:
         remote: _Remote = object.__getattribute__(self, "_remote")
         if isinstance(value, GlobalProxy) and value.__name__ == name:
-            remote.patches.pop(name, None)
+            remote.patches.discard(name)
             remote.call("__pj_restore", name)
-        elif callable(value) and not isinstance(value, GlobalProxy | ObjectProxy | type):
-            remote.patches[name] = value
-            remote.call("__pj_patch", name)
-        else:
-            remote.call("__pj_set", name, value)
+            return
+        remote.call("__pj_set", name, value)  # a function of the test becomes a callback
+        remote.patches.add(name)
 
 
 # ---------------------------------------------------------------- running the tests
@@ -514,7 +554,7 @@ class _PracticeJudging:
         self, remote: _Remote, fn: Callable[[], Any], name: str, public: bool, lines: list[str]
     ) -> TestResult:
         remote.fault = None
-        remote.patches.clear()
+        remote.raised = None
         remote.deadline = time.monotonic() + self.package.limits.time_s
         start = time.perf_counter()
 

@@ -13,34 +13,40 @@ op; what it returns travels back through the wire codec:
   ``__pj_iter(h)``, ``__pj_next(h)``, ``__pj_len(h)``, ``__pj_item(h, key)``: on an object kept
   here (an instance of the student's class, a closure, a generator) and known to the grader by
   its handle number;
-- ``__pj_patch(name)`` / ``__pj_restore(name)`` / ``__pj_set(name, value)``: the stub fallback
-  for a test that replaces ``solution.<name>``: the global becomes a stub that raises
-  ``PracticeHelperCalled(name)``; the grader reads the stub's arguments (``__pj_stub_args``)
-  and runs the test's replacement on them.
+- ``__pj_set(name, value)`` / ``__pj_restore(name)``: a test replaces ``solution.<name>`` (by a
+  function of its own: a callback, below) and puts the original back.
 
 A value that is not data (tensors, numpy values, numbers, strings, lists, tuples, dicts) is kept
 here and sent as ``{"__practice_handle__": n, "callable": bool, "type": name}``; the grader
-sends ``{"__practice_handle__": n}`` or ``{"__practice_global__": name}`` back in arguments.
+sends ``{"__practice_handle__": n}`` or ``{"__practice_global__": name}`` back in arguments, and
+``{"__practice_callback__": n}`` for a function of the test (a lambda, a replacement of
+``solution.<name>``): calling it here sends a ``callback`` frame on the runner's channel and
+waits for the grader's ``callback_return`` (serving the grader's nested ``call`` requests
+meanwhile), so the function runs in the grader on the values the student's code passed it.
 The student may patch all of this: it only changes what the grader observes, and the grader
 compares everything itself.
 """
 
 
 def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the module namespace tidy
+    import builtins as _builtins
+    import os as _os
+    import sys as _sys
     from typing import Any
 
     import torch as _torch
 
     g = globals()
+    # The runner (run as __main__) and its channel modules, for callbacks.
+    main: Any = _sys.modules.get("__main__")
+    wire: Any = _sys.modules.get("wire")
+    framing: Any = _sys.modules.get("framing")
     objects: dict[int, Any] = {}
     saved: dict[str, Any] = {}
-    stub_calls: dict[str, tuple[list[Any], dict[str, Any]]] = {}
     counter = [0]
     handle_key = "__practice_handle__"
     global_key = "__practice_global__"
-
-    class PracticeHelperCalled(Exception):  # noqa: N818 - its name is the grader's signal
-        pass
+    callback_key = "__practice_callback__"
 
     def is_data(value):
         kind = type(value)
@@ -86,8 +92,64 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
                 return objects[value[handle_key]]
             if set(value) == {global_key}:
                 return g[value[global_key]]
+            if set(value) == {callback_key}:
+                return grader_function(value[callback_key])
             return {k: unwrap(v, depth + 1) for k, v in value.items()}
         return value
+
+    # ---- callbacks: a function of the test, run in the grader while the student's call waits
+
+    def send(message, **values):
+        message = dict(message)
+        message["printed"] = int(_os.fstat(main._OUTPUT_FD).st_size)
+        view = memoryview(wire.frame(message, **values))
+        while view:
+            view = view[_os.write(main._FRAME_OUT, view):]
+
+    def read_exact(n):
+        chunks = []
+        while n:
+            chunk = _os.read(main._FRAME_IN, min(n, 1 << 20))
+            if not chunk:
+                raise SystemExit(0)  # the grader is gone
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def recv():
+        length = framing.parse_header(read_exact(framing.HEADER.size))
+        return framing.decode_payload(read_exact(length))
+
+    def call_grader(ident, args, kwargs):
+        """Ask the grader to run its function ``ident``; serve the grader's own calls of the
+        student's code meanwhile (a spy calling the original); return its value or raise its
+        exception (as the built-in exception class it derives from)."""
+        send({"ok": True, "callback": ident}, args=wrap(list(args)), kwargs=wrap(dict(kwargs)))
+        while True:
+            msg, blob = recv()
+            op = msg.get("op")
+            if op == "callback_return":
+                info = msg.get("raise")
+                if isinstance(info, dict):
+                    cls = getattr(_builtins, str(info.get("type")), None)
+                    if not (isinstance(cls, type) and issubclass(cls, Exception)):
+                        cls = RuntimeError
+                    raise cls(str(info.get("message", "")))
+                return unwrap(wire.decode(msg.get("value"), blob))
+            if op == "call" and str(msg.get("fn", "")).startswith("__pj_"):
+                fn = g[str(msg["fn"])]
+                call_args = wire.decode(msg.get("args"), blob)
+                call_kwargs = wire.decode(msg.get("kwargs"), blob)
+                obs = wire.execute_call(fn, call_args, call_kwargs, [], 0, g.get("__file__"))
+                send({"ok": True}, obs=obs)
+                continue
+            send({"ok": False, "error": f"unexpected op {str(op)[:40]!r} during a callback"})
+
+    def grader_function(ident):
+        def grader_function(*args, **kwargs):
+            return call_grader(ident, args, kwargs)
+
+        return grader_function
 
     def lookup(name):
         if name not in g or name.startswith("__pj_"):
@@ -130,20 +192,6 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
     def pj_item(handle, key):
         return wrap(objects[handle][unwrap(key)])
 
-    def pj_patch(name):
-        lookup(name)
-        saved.setdefault(name, g[name])
-
-        def stub(*args, **kwargs):
-            stub_calls[name] = (list(args), dict(kwargs))
-            raise PracticeHelperCalled(name)
-
-        g[name] = stub
-
-    def pj_stub_args(name):
-        args, kwargs = stub_calls.pop(name, ([], {}))
-        return [wrap(args), wrap(kwargs)]
-
     def pj_restore(name):
         if name in saved:
             g[name] = saved.pop(name)
@@ -154,7 +202,7 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
 
     for fn in (
         pj_call, pj_call_saved, pj_get, pj_invoke, pj_attr, pj_setattr, pj_iter, pj_next, pj_len, pj_item,
-        pj_patch, pj_stub_args, pj_restore, pj_set,
+        pj_restore, pj_set,
     ):
         g["__" + fn.__name__] = fn
 
