@@ -42,6 +42,7 @@ from compose_data import (
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ["-f", "docker-compose.yml", "-f", "docker-compose.offline.yml"]
+STACK_IMAGES = ["web", "worker", "redis", "postgres"]  # tensor-judge-NAME:$JUDGE_IMAGE_TAG
 
 
 def compose_binary() -> list[str]:
@@ -161,6 +162,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def docker_volumes() -> str:
+    return subprocess.run(["docker", "volume", "ls", "-q"], capture_output=True, text=True).stdout
+
+
 def env_file_values(path: Path) -> dict[str, str]:
     lines = [line.split("=", 1) for line in path.read_text().splitlines() if "=" in line]
     return {k.strip(): v.strip() for k, v in lines if not k.lstrip().startswith("#")}
@@ -177,10 +182,13 @@ def stack(docker_engine: None, tmp_path_factory: pytest.TempPathFactory) -> Iter
         "COMPOSE_PROJECT_NAME": project,
         "JUDGE_PORT": str(port),
         "JUDGE_IMAGES": "offline",  # CI has no registry; say so rather than wait for the probe
+        # Images of its own (same layers): builds from another checkout cannot retag them.
+        "JUDGE_IMAGE_TAG": project,
         "WEB_CONCURRENCY": "2",
         "WORKER_CONCURRENCY": "1",
     }
     running = Stack(project, f"http://127.0.0.1:{port}", "admin", "", env_file, env)
+    running.own_images += [f"tensor-judge-{name}:{project}" for name in STACK_IMAGES]
     try:
         up = subprocess.run(
             [str(ROOT / "scripts" / "up")], cwd=ROOT, env={**os.environ, **env},
@@ -197,9 +205,19 @@ def stack(docker_engine: None, tmp_path_factory: pytest.TempPathFactory) -> Iter
     finally:
         # A worker labels its warm sandboxes with its host name: its container's short id.
         ours = {i[:12] for i in running.compose("ps", "-a", "-q").stdout.split()}
-        running.compose("down", "-v", "--remove-orphans", timeout=180)
-        for image in running.own_images:
-            subprocess.run(["docker", "rmi", image], capture_output=True)
+        try:
+            if running.admin_password:  # scripts/up made it: stop it the documented way first
+                stopped = subprocess.run(
+                    [str(ROOT / "scripts" / "up"), "--down"], cwd=ROOT,
+                    env={**os.environ, **env}, capture_output=True, text=True, timeout=300,
+                )  # fmt: skip
+                assert stopped.returncode == 0, stopped.stderr[-3000:]
+                assert not running.compose("ps", "-q").stdout.strip(), "--down left containers"
+                assert f"{project}_pgdata" in docker_volumes(), "--down deleted the data"
+        finally:
+            running.compose("down", "-v", "--remove-orphans", timeout=180)
+            for image in running.own_images:
+                subprocess.run(["docker", "rmi", image], capture_output=True)
     # The workers' sandboxes went with them: warm ones included (removed at their shutdown).
     # (Other stacks on this engine, e.g. the fault tests', have sandboxes of their own.)
     import docker
@@ -479,7 +497,7 @@ def test_an_upgrade_that_brings_a_migration_keeps_every_submission(
     copy_checkout(ROOT, checkout)
     migration = add_upgrade_migration(checkout)
     tag = f"upgrade-{stack.project}"  # its own image tags: the shared :offline ones stay
-    stack.own_images += [f"tensor-judge-web:{tag}", f"tensor-judge-worker:{tag}"]
+    stack.own_images += [f"tensor-judge-{name}:{tag}" for name in STACK_IMAGES]
     stack.script("up", root=checkout, JUDGE_IMAGE_TAG=tag)
 
     web = stack.compose("ps", "--format", "{{.Image}}", "web").stdout.strip()
