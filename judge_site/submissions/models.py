@@ -63,6 +63,9 @@ class Submission(models.Model):
     # limit; queued_at is when the judging was last sent to the broker (None: at created_at).
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     queued_at = models.DateTimeField(null=True, blank=True)
+    # The Celery node ("cpu@host") that claimed the running judging: the same worker, restarted
+    # after dying mid-judging, gives it back at once instead of waiting for the heartbeat.
+    worker = models.CharField(max_length=200, blank=True)
     # The address it was sent from: queued judgings are capped per address across accounts.
     client_ip = models.GenericIPAddressField(null=True, blank=True, db_index=True)
 
