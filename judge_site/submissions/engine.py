@@ -30,7 +30,12 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
-from sandbox.backends.cpu_sets import TimingLock, available_cpus, cpuset_for_process
+from sandbox.backends.cpu_sets import (
+    TimingLock,
+    available_cpus,
+    cpu_stall_us,
+    cpuset_for_process,
+)
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.phases import TimedBackend, wait_for_closes
 from sandbox.problem import ProblemPackage
@@ -51,6 +56,10 @@ _close_in_background = False
 # this CPU set, and for another timed judging holding the set (more processes than sets).
 QUIET_WAIT_S = 10.0
 TIMING_LOCK_WAIT_S = 120.0
+# A timing during which some task of the host waited for a CPU more than this share of the
+# time (Linux PSI, host-wide) is said contended: something outside the judge's sandboxes (or
+# another worker's grader) wanted the CPUs.
+CONTENDED_CPU_PRESSURE = 0.10
 
 # This worker's Celery node name ("cpu@host"), set when the worker starts: every sandbox it
 # starts carries it as the label WORKER_LABEL, so that the same worker, restarted after dying
@@ -235,6 +244,11 @@ def set_worker_name(name: str) -> None:
     _worker_name = name
 
 
+def worker_name() -> str:
+    """This process's Celery node name ("" outside a worker)."""
+    return _worker_name
+
+
 def remove_own_sandboxes() -> int:
     """At a worker's start, before its first judging: remove every sandbox labelled with this
     worker's name, which only a previous run of the same worker (killed mid-judging) can have
@@ -367,6 +381,8 @@ class _QuietCpus:
         self.gpu = gpu  # timed on a GPU this judging holds alone (its lock): CPUs matter less
         self.cpuset: str | None = getattr(backend, "cpuset", None)
         self.info: dict[str, str] = {}
+        self._contended: list[str] = []
+        self._stall: tuple[float, int | None] = (0.0, None)
         self._lock: TimingLock | None = None
         self._paused = False
 
@@ -392,13 +408,31 @@ class _QuietCpus:
         elif not self.gpu:
             contended.append("sandboxes not pinned to CPUs of their own")
         waited = time.monotonic() - start
+        self._contended = contended
+        self._stall = (time.monotonic(), cpu_stall_us())
         self.info = {
             "timing_cpuset": self.cpuset or "any",
             "timing_waited_s": f"{waited:.3f}",
             "timing_contended": "yes: " + "; ".join(contended) if contended else "no",
         }
 
+    def _pressure(self) -> None:
+        """How much the host's tasks waited for a CPU during the timing (PSI), and its verdict."""
+        begun, stall = self._stall
+        now, stall_now = time.monotonic(), cpu_stall_us()
+        if stall is None or stall_now is None or now <= begun:
+            return
+        pressure = (stall_now - stall) / 1e6 / (now - begun)
+        self.info["timing_cpu_pressure"] = f"{pressure:.3f}"
+        if pressure > CONTENDED_CPU_PRESSURE:
+            self._contended.append(
+                f"the host's tasks waited for a CPU {100 * pressure:.0f} % of the time"
+            )
+            self.info["timing_contended"] = "yes: " + "; ".join(self._contended)
+
     def after(self) -> None:
+        if self.info:
+            self._pressure()
         if self._lock is not None:
             self._lock.release()
             self._lock = None

@@ -65,6 +65,22 @@ def cpuset_for_process(index: int, setting: str, cpus: list[int] | None = None) 
     return sets[index % len(sets)]
 
 
+def cpu_stall_us(path: str = "/proc/pressure/cpu") -> int | None:
+    """Linux's CPU pressure (PSI): microseconds, since boot, during which some runnable task of
+    the host waited for a CPU (None where the kernel has no PSI). Over a timed phase, its growth
+    divided by the phase's length says how much anything else wanted the CPUs meanwhile."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("some "):
+                    for field in line.split():
+                        if field.startswith("total="):
+                            return int(field[len("total=") :])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 class TimingLock:
     """An exclusive host-wide lock on one CPU set while a timed phase runs on it."""
 

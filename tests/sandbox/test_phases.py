@@ -56,6 +56,18 @@ def test_one_timed_phase_per_cpu_set(tmp_path: Any) -> None:
     other.release()
 
 
+def test_cpu_pressure_is_read_from_psi(tmp_path: Any) -> None:
+    from sandbox.backends.cpu_sets import cpu_stall_us
+
+    psi = tmp_path / "cpu"
+    psi.write_text(
+        "some avg10=1.00 avg60=0.50 avg300=0.10 total=123456\n"
+        "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+    )
+    assert cpu_stall_us(str(psi)) == 123456
+    assert cpu_stall_us(str(tmp_path / "missing")) is None
+
+
 def test_a_worker_process_pins_itself_and_its_sandboxes(settings: Any, monkeypatch: Any) -> None:
     from judge_site.submissions import engine
 
