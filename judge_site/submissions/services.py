@@ -317,6 +317,7 @@ def _claim(submission: Submission) -> Any | None:
             attempts=F("attempts") + 1,
             started_at=now,
             heartbeat_at=now,
+            worker=_worker_name(),
             tests=[],
             benchmark=None,
             verdict="",
@@ -486,6 +487,57 @@ def _finish_internal(submission_id: int, token: Any, message: str) -> int:
     )
 
 
+def _give_back(sub: Submission, now: Any) -> str:
+    """A running judging whose worker is gone: queued again with a new token (so the old
+    worker's writes, if it ever comes back, touch zero rows), or IE after MAX_ATTEMPTS claims.
+    Returns "requeued", "failed", or "" when it changed meanwhile."""
+    guard = Submission.objects.filter(
+        pk=sub.pk, status=Status.RUNNING, attempt_token=sub.attempt_token
+    )
+    if sub.attempts < MAX_ATTEMPTS:
+        if guard.update(
+            status=Status.QUEUED,
+            attempt_token=None,
+            started_at=None,
+            heartbeat_at=None,
+            queued_at=now,
+            worker="",
+            tests=[],
+        ):
+            logger.warning("submission %s: its worker is gone; queued again", sub.pk)
+            _enqueue(sub.pk, queue_for(sub.problem))
+            return "requeued"
+        return ""
+    if guard.update(
+        status=Status.DONE,
+        verdict=VerdictChoice.IE,
+        message=(
+            f"internal error: the judging did not finish after {sub.attempts} attempts "
+            "(its worker was lost each time)"
+        ),
+        finished_at=now,
+    ):
+        return "failed"
+    return ""
+
+
+def _worker_name() -> str:
+    from judge_site.submissions import engine
+
+    return engine.worker_name()
+
+
+def submission_give_back_own(worker: str) -> int:
+    """At a worker's start, before its first judging: the judgings still ``running`` under its
+    node name were cut short when its previous run died; give them back at once instead of
+    waiting for their heartbeat to go stale. Returns how many."""
+    if not worker:
+        return 0
+    now = timezone.now()
+    mine = Submission.objects.filter(status=Status.RUNNING, worker=worker)
+    return sum(1 for sub in mine.select_related("problem") if _give_back(sub, now))
+
+
 def submission_reap_stuck(now: Any = None) -> dict[str, int]:
     """Find the judgings nobody is working on, and give them to a worker again.
 
@@ -508,31 +560,9 @@ def submission_reap_stuck(now: Any = None) -> dict[str, int]:
         | Q(started_at__lt=too_long)
     )
     for sub in stuck.select_related("problem"):
-        guard = Submission.objects.filter(
-            pk=sub.pk, status=Status.RUNNING, attempt_token=sub.attempt_token
-        )
-        if sub.attempts < MAX_ATTEMPTS:
-            if guard.update(
-                status=Status.QUEUED,
-                attempt_token=None,
-                started_at=None,
-                heartbeat_at=None,
-                queued_at=now,
-                tests=[],
-            ):
-                requeued += 1
-                logger.warning("submission %s: its worker is gone; queued again", sub.pk)
-                _enqueue(sub.pk, queue_for(sub.problem))
-        elif guard.update(
-            status=Status.DONE,
-            verdict=VerdictChoice.IE,
-            message=(
-                f"internal error: the judging did not finish after {sub.attempts} attempts "
-                "(its worker was lost each time)"
-            ),
-            finished_at=now,
-        ):
-            failed += 1
+        outcome = _give_back(sub, now)
+        requeued += outcome == "requeued"
+        failed += outcome == "failed"
 
     waited = now - timedelta(seconds=settings.JUDGE_REQUEUE_AFTER_S)
     waiting = list(

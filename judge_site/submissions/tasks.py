@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import shared_task
@@ -15,6 +16,8 @@ from celery.signals import (
 from django.conf import settings
 
 from judge_site.submissions import engine, services
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(
@@ -66,6 +69,10 @@ def _sweep_orphans(sender: Any = None, **_: Any) -> None:
         engine.remove_own_pooled()
         engine.remove_own_sandboxes()
         engine.reap_orphans(force=True)
+        try:  # its judgings cut short: to a worker again at once (else the reaper, in ~30 s)
+            services.submission_give_back_own(engine.worker_name())
+        except services.TRANSIENT_ERRORS as exc:
+            logger.warning("giving back this worker's judgings failed: %s", exc)
 
 
 @worker_process_init.connect

@@ -219,3 +219,22 @@ def test_the_problem_page_says_where_this_site_judges_it(client, alice, settings
     assert 'id="judging-note"' not in client.get("/problems/48/").content.decode()
     settings.JUDGE_GPU_ENABLED = True
     assert 'id="judging-note"' not in client.get("/problems/56/").content.decode()
+
+
+def test_a_restarted_worker_gives_back_its_judgings_at_once(
+    alice, bob, problem, enqueued, monkeypatch
+):
+    from judge_site.submissions import engine
+
+    monkeypatch.setattr(engine, "_worker_name", "cpu@box")
+    mine = services.submission_create(alice, problem, GOOD, "run")
+    theirs = services.submission_create(bob, problem, GOOD, "run")
+    for sub in (mine, theirs):
+        services._claim(Submission.objects.get(pk=sub.pk))
+    Submission.objects.filter(pk=theirs.pk).update(worker="cpu@other")
+    assert Submission.objects.get(pk=mine.pk).worker == "cpu@box"
+    # The worker died mid-judging; at its next start (heartbeat still fresh):
+    assert services.submission_give_back_own("cpu@box") == 1
+    assert Submission.objects.get(pk=mine.pk).status == Status.QUEUED
+    assert Submission.objects.get(pk=theirs.pk).status == Status.RUNNING
+    assert enqueued[-1] == (mine.pk, "cpu", 0)
