@@ -436,3 +436,8 @@ def notes_of(package_dir: Path | str) -> str:
     """The solution notes (Markdown) of a practice package, '' when it has none."""
     path = Path(package_dir) / "notes.md"
     return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+
+
+def read_folder_tests_unsupported(package_dir: Path | str) -> list[Unsupported]:
+    """What the static scan finds in a package's tests.py."""
+    return scan_tests((Path(package_dir) / "tests.py").read_text(encoding="utf-8"))[2]

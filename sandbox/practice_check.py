@@ -28,6 +28,7 @@ class PracticeCheck:
     starter: str = ""  # the verdict of starter.py
     messages: list[str] = field(default_factory=list)
     refused_at_run: list[practice.Unsupported] = field(default_factory=list)
+    callbacks_at_run: list[practice.Unsupported] = field(default_factory=list)
     package: ProblemPackage | None = None  # reloaded after a refusal was written
 
     def as_dict(self) -> dict[str, Any]:
@@ -76,6 +77,12 @@ def check_practice(package: ProblemPackage, backend: Backend) -> PracticeCheck:
     solution = (package.path / "solution.py").read_text(encoding="utf-8")
     result = judge_practice(package, solution, mode=Mode.SUBMIT, backend=backend)
     report.solution = str(result.verdict)
+    static = {u.test for u in practice.read_folder_tests_unsupported(package.path)}
+    for name in result.environment.get("practice_callbacks", []):
+        if name not in static and name != "import":
+            report.callbacks_at_run.append(practice.Unsupported(
+                str(name), "hands a function of the test to the student's code: run as a "
+                "callback (found when the check ran it)", "fallback"))
     for item in result.environment.get("practice_unsupported", []):
         report.refused_at_run.append(
             practice.Unsupported(str(item["test"]), str(item["reason"]), "refused")

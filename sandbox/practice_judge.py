@@ -110,6 +110,7 @@ class _Remote:
         self.depth = 0
         self.raised: BaseException | None = None  # what a callback raised, for the test
         self.test_name = ""
+        self.callback_tests: list[str] = []  # the tests that handed a function over
 
     def call(self, fn: str, *args: Any) -> Any:
         """Call the harness function ``fn`` in the sandbox; its result decoded, its
@@ -283,6 +284,8 @@ def _outgoing(value: Any, remote: _Remote, depth: int = 0) -> Any:
     if callable(value):
         ident = len(remote.callbacks) + 1
         remote.callbacks[ident] = value
+        if remote.test_name not in remote.callback_tests:
+            remote.callback_tests.append(remote.test_name)
         return {CALLBACK_KEY: ident}
     raise ProxyUnsupported(f"the test passes a {kind.__name__}, which the channel does not carry")
 
@@ -456,10 +459,13 @@ class _PracticeJudging:
         ]
         self.results: list[TestResult] = []
         self.unsupported: list[dict[str, str]] = []
+        self.remote: _Remote | None = None
 
     def result(self, verdict: Verdict, message: str = "") -> JudgeResult:
         if self.unsupported:
             self.env["practice_unsupported"] = self.unsupported
+        if self.remote is not None and self.remote.callback_tests:
+            self.env["practice_callbacks"] = list(self.remote.callback_tests)
         return JudgeResult(verdict, self.results, None, self.env, message, self.package.version)
 
     def report(self, result: TestResult) -> None:
@@ -512,6 +518,7 @@ class _PracticeJudging:
         if loaded is not None:
             return loaded
         remote = _Remote(session, "cuda" if device.startswith("cuda") and self.package.device != "cpu" else "cpu")
+        self.remote = remote
         solution = SolutionModule(remote)
         checker = make_checker(device)
         source = (self.package.path / TESTS_FILENAME).read_text(encoding="utf-8")

@@ -277,7 +277,7 @@ def practice_import(
     try:
         staged = practice.write_package(folder, staging, number)
         check = check_practice(load_package(staged), backend)
-        report["unsupported"] += [u.as_dict() for u in check.refused_at_run]
+        report["unsupported"] += [u.as_dict() for u in check.callbacks_at_run + check.refused_at_run]
         report["check"] = check.as_dict()
         if not check.passed:
             return report
