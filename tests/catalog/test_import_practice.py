@@ -302,3 +302,72 @@ def test_staff_upload_a_zipped_practice_folder(
     reply = client.post("/staff/upload/", {"kind": "practice", "package": broken})
     assert "Refused: missing test.py" in reply.content.decode()
     assert ProblemVersion.objects.count() == 1
+
+
+# ---------------------------------------------------------------- the production sandbox
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_docker_sandbox_judges_an_imported_folder(tmp_path: Path) -> None:
+    """Through the hardened container: numpy values over the wire, handles of the student's
+    objects, callbacks on the container's channel (a total() that does not call the helper the
+    test replaced fails that test)."""
+    from tests.conftest import require_docker
+
+    require_docker()
+    from sandbox.backends.base import get_backend
+    from sandbox.contracts import Mode
+    from sandbox.practice_judge import judge_practice
+    from sandbox.problem import load_package
+
+    backend = get_backend("docker")
+    report = practice_import(TOY, dest_dir=tmp_path / "packages", backend=backend)
+    assert report["imported"] and report["check"]["starter"] == "WA", report
+    package = load_package(report["package_dir"])
+    sneaky = (TOY / "solution.py").read_text().replace(
+        "def total(values):\n    out = 0\n    for v in values:\n        out = add(out, v)\n    return out",
+        "def total(values):\n    return sum(values)",
+    )
+    assert sneaky != (TOY / "solution.py").read_text()
+    result = judge_practice(package, sneaky, mode=Mode.SUBMIT, backend=backend)
+    verdicts = {t.name: t.verdict for t in result.tests}
+    assert verdicts["test_total_uses_add"] == "WA", result.to_json()
+    assert verdicts["test_running_mean_keeps_state"] == "AC"
+    assert verdicts["test_apply_with_a_lambda"] == "AC"
+
+
+def test_a_replaced_helper_that_raises_fails_the_test_even_if_the_student_catches_it(
+    tmp_path: Path,
+) -> None:
+    from sandbox.backends.local import LocalBackend
+    from sandbox.contracts import Mode
+    from sandbox.practice_judge import judge_practice
+    from sandbox.problem import load_package
+
+    folder = _copy(tmp_path)
+    with (folder / "test.py").open("a") as tests:
+        tests.write(
+            "\n\ndef forbid(*args, **kwargs):\n"
+            "    raise AssertionError('normalize() must not call add()')\n\n\n"
+            "def test_normalize_does_not_call_add():\n"
+            "    orig = solution.add\n"
+            "    solution.add = forbid\n"
+            "    try:\n"
+            "        normalize(np.ones((1, 2)))\n"
+            "    finally:\n"
+            "        solution.add = orig\n"
+        )
+    package = load_package(practice.write_package(practice.read_folder(folder), tmp_path / "p", 5))
+    solution = (TOY / "solution.py").read_text()
+    sneaky = solution.replace(
+        "    mu = x.mean(-1, keepdims=True)\n",
+        "    try:\n        add(0, 0)\n    except BaseException:\n        pass\n"
+        "    mu = x.mean(-1, keepdims=True)\n",
+    )
+    assert sneaky != solution
+    for source, verdict in ((solution, "AC"), (sneaky, "WA")):
+        result = judge_practice(package, source, mode=Mode.SUBMIT, backend=LocalBackend())
+        verdicts = {t.name: t.verdict for t in result.tests}
+        assert verdicts["test_normalize_does_not_call_add"] == verdict, result.to_json()
