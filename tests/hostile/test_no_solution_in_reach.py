@@ -34,11 +34,11 @@ for root, dirs, files in os.walk("/", onerror=lambda e: None):
     if root in ("/proc", "/sys", "/dev"):
         dirs[:] = []
         continue
+    if any(tree in root + "/" for tree in skip):
+        continue  # torch's own "kernels" folders (CUDA, MPS sources) are no solution
     for name in dirs + files:
         if name == "kernels" or name.startswith("kernels."):
             kernels.append(os.path.join(root, name))
-    if any(tree in root + "/" for tree in skip):
-        continue
     for name in files:
         path = os.path.join(root, name)
         try:

@@ -1,15 +1,16 @@
 """Walks the whole file system for .py/.pyc files that define the problem's functions (a
 reference, a baseline, a cached module), and would exec the first one it found (a free AC).
-Installed packages (site-packages: torch, sympy, numpy...; tens of thousands of files) are
-skipped so that the walk ends within the import's time limit on a busy machine: the image scan
-in test_no_solution_in_reach.py reads all of them but torch's, numpy's and triton's own. Expected: RE whose message reports
+Installed packages (site-packages: torch, sympy, numpy...; tens of thousands of files), the
+standard library and /usr/share are skipped so that the walk ends within the import's time
+limit on a busy machine: the image scan in test_no_solution_in_reach.py reads all of them but
+torch's, numpy's and triton's own. Expected: RE whose message reports
 that nothing was found."""
 import marshal
 import os
 
 WANTED = (b"embed", b"last_token_logits", b"pad_batch")
 MAX_BYTES = 4 << 20
-LIBRARIES = ("-packages", "/opt/triton")
+LIBRARIES = ("-packages", "/opt/triton", "/usr/lib/python3.11", "/usr/share")
 
 
 def _defines_all(data, suffix):
