@@ -453,6 +453,12 @@ def test_a_second_scripts_up_changes_nothing(stack: Stack) -> None:
     assert container_ids(stack) == before, "scripts/up recreated containers with nothing changed"
 
 
+def web_sh(stack: Stack, command: str) -> str:
+    proc = stack.compose("exec", "-T", "web", "sh", "-c", command, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def snapshot(stack: Stack) -> dict:
     return parse_snapshot(stack.manage("web", "shell", "-c", SNAPSHOT))
 
@@ -463,6 +469,8 @@ def test_a_backup_brings_back_users_tokens_drafts_and_submissions(
     stack: Stack, tmp_path: Path
 ) -> None:
     stack.manage("web", "shell", "-c", ADD_STUDENT.format(name="keeper", password="k-pw-1234567"))
+    uploaded = "/app/media/packages/900-kept/problem.toml"  # an uploaded package's file
+    web_sh(stack, f"mkdir -p $(dirname {uploaded}) && echo 'number = 900' > {uploaded}")
     saved = snapshot(stack)
     assert ["keeper", 48, "# keeper's draft\n"] in saved["drafts"]
     assert saved["submissions"] and saved["tokens"]
@@ -472,12 +480,14 @@ def test_a_backup_brings_back_users_tokens_drafts_and_submissions(
 
     # After the backup: one student goes (with everything of theirs), another arrives.
     stack.manage("web", "shell", "-c", DELETE_STUDENT.format(name="keeper"))
+    web_sh(stack, f"rm -r $(dirname {uploaded})")
     stack.manage("web", "shell", "-c", ADD_STUDENT.format(name="later", password="l-pw-1234567"))
     changed = snapshot(stack)
     assert changed != saved
 
     stack.script("restore", str(backup))
     assert snapshot(stack) == saved
+    assert web_sh(stack, f"cat {uploaded}") == "number = 900\n"
     browser = Browser(stack.url)  # and the restored password logs in
     status, url, page = browser.post_form(
         "/accounts/login/", {"username": "keeper", "password": "k-pw-1234567"}
