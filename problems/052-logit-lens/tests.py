@@ -35,6 +35,25 @@ def _views(gen: torch.Generator) -> Call:
     return Call((hidden, norm_weight, weight, 1e-6))
 
 
+def _near_ties(expected: object, got: object) -> str | None:
+    """Probabilities within the float32 tolerance; top-1 ids equal except at float32 near-ties
+    of the two best logits, where either token is the top one and the probability is the same
+    to rounding (at most one position in 256: a near-tie is rare)."""
+    if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(t, torch.Tensor) for t in got)):
+        return "expected a tuple (ids, probs) of two tensors"
+    (e_ids, e_probs), (g_ids, g_probs) = expected, got  # type: ignore[misc]
+    for name, e, g in (("ids", e_ids, g_ids), ("probs", e_probs, g_probs)):
+        if e.shape != g.shape or e.dtype != g.dtype:
+            return f"{name}: expected {e.dtype} {tuple(e.shape)}, got {g.dtype} {tuple(g.shape)}"
+    if not torch.allclose(g_probs, e_probs, atol=1e-5, rtol=1e-4):
+        return f"probabilities differ (largest difference {(g_probs - e_probs).abs().max().item():.3g})"
+    differ = e_ids != g_ids
+    tie = (g_probs - e_probs).abs() <= 1e-6
+    if bool((differ & ~tie).any()) or int(differ.sum()) > 1 + differ.numel() // 256:
+        return f"top-1 token differs at {int(differ.sum())} of {differ.numel()} positions"
+    return None
+
+
 CASES: list[Case] = [
     Case(
         "example_two_layers", "logit_lens",
@@ -48,7 +67,9 @@ CASES: list[Case] = [
                         torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]), 1e-6)),
         public=True, note="the norm weight zeroes the second feature: token 0 wins now",
     ),
-    Case("random_layers", "logit_lens", lambda g: _lens(g), note="4 layers, 6 positions"),
+    # Its comparison (ties) is also the benchmark's re-verification of timed outputs.
+    Case("random_layers", "logit_lens", lambda g: _lens(g), check=_near_ties,
+         note="4 layers, 6 positions"),
     Case("growing_residual", "logit_lens",
          lambda g: _lens(g, layers=5, scales=[0.5, 2.0, 8.0, 30.0, 100.0]),
          note="the residual stream grows with depth; the norm removes the scale"),
