@@ -21,12 +21,28 @@ def _random(gen: torch.Generator, *, n: int = 24, vocab: int = 50, dim: int = 8,
 
 
 def _hot(gen: torch.Generator) -> Call:
-    """Logits in the hundreds that are exact integers: hidden entries are multiples of 10 up
-    to 80, the table's entries -1, 0 or 1. Every implementation computes the same logits, so
-    the softmax (and with it the gradients) is compared safely where exp() overflows."""
+    """Logits in the hundreds that are exact integers (hidden entries multiples of 10 up to 80,
+    the table's entries -1, 0 or 1), kept to rows whose top logit is at least 100 (exp()
+    overflows float32 above 88.7, so a softmax without the max subtracted is NaN on every row)
+    and at least 30 above the runner-up. That margin makes the gradients well-conditioned:
+    at logits near 400 a float32 log-sum-exp is only known to its spacing there (3e-5), so
+    exp(z - lse) is off by up to 1.5e-5 relative, and on a row whose target has p = 1 - e^-10
+    the difference p - 1 = -4.5e-5 loses a third of its value (a correct recompute-from-lse
+    backward was rejected on 11 of 200 seeds). With a margin of 30, lse equals the top logit
+    in float32 (log(1 + 30 e^-30) rounds to 0), every correct method gets p = 1 for the top
+    token and at most e^-30 elsewhere, and each gradient term is +-hidden or below 1e-11."""
     n, vocab, dim = 20, 30, 8
-    hidden = (torch.randint(-8, 9, (n, dim), generator=gen) * 10).float()
     weight = torch.randint(-1, 2, (vocab, dim), generator=gen).float()
+    kept: list[torch.Tensor] = []
+    for _ in range(1000):  # a few batches in practice; bounded all the same
+        if len(kept) >= n:
+            break
+        rows = (torch.randint(-8, 9, (64, dim), generator=gen) * 10).float()
+        top2 = (rows @ weight.T).topk(2, dim=1).values  # exact: integers below 2^24
+        kept += list(rows[(top2[:, 0] >= 100) & (top2[:, 0] - top2[:, 1] >= 30)])
+    if len(kept) < n:
+        raise RuntimeError("no table with 20 rows of a clear top logit")  # needs a degenerate table
+    hidden = torch.stack(kept[:n])
     targets = torch.randint(0, vocab, (n,), generator=gen)
     targets[torch.rand(n, generator=gen) < 0.2] = -100
     return Call((hidden, weight, targets))
@@ -76,8 +92,9 @@ CASES: list[Case] = [
     Case("single_row", "chunked_cross_entropy", lambda g: _random(g, n=1, ignore_rate=0.0),
          grad_wrt=(0, 1), note="N = 1"),
     Case("large_logits_grads", "chunked_cross_entropy", _hot, grad_wrt=(0, 1),
-         note="logits up to 640 (scale 80), gradients compared: a softmax without the max "
-              "subtracted gives NaN gradients even when the loss is right"),
+         note="logits of 100 to 640, each row's top one at least 30 above the rest, gradients "
+              "compared: a softmax without the max subtracted gives NaN gradients even when "
+              "the loss is right"),
     Case("negative_target", "chunked_cross_entropy",
          lambda g: Call((torch.randn(4, 3, generator=g), torch.randn(6, 3, generator=g),
                          torch.tensor([0, -5, 1, -100]))),
