@@ -128,6 +128,9 @@ class TimedSandbox(Sandbox):
         finally:
             clock.cut(clock.phase)
 
+    def quiet(self, on: bool) -> bool:
+        return self._inner.quiet(on)
+
     def close(self) -> SandboxExit:
         if self._closed:
             return self._inner.close()

@@ -90,6 +90,12 @@ class Sandbox(abc.ABC):
     def environment(self) -> dict[str, str]:
         """What to record with a result: backend, image id, device, limits."""
 
+    def quiet(self, on: bool) -> bool:
+        """``on``: stop every process of the sandbox (or, where it cannot, give it the least
+        CPU) while another sandbox on its CPUs is timed; ``on`` False: undo. True when the
+        sandbox was quieted (or let go). Default: not supported, nothing done (False)."""
+        return False
+
     def __enter__(self) -> Sandbox:
         return self
 

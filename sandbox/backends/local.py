@@ -150,6 +150,17 @@ class LocalSandbox(Sandbox):
         item.exit = self._finish()
         raise item
 
+    def quiet(self, on: bool) -> bool:
+        """SIGSTOP / SIGCONT to the runner's process group (its session: children that made
+        a session of their own escape it; the local backend is no security boundary)."""
+        if self.proc.poll() is not None:
+            return False
+        try:
+            os.killpg(self.proc.pid, signal.SIGSTOP if on else signal.SIGCONT)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
     def _kill(self) -> None:
         if self.proc.poll() is None:
             self._killed = True

@@ -20,7 +20,10 @@ not:
   returned does not); one small argument is drawn only by the time request itself, so
   nothing can be computed ahead while the inputs are prepared;
 * the trust rules (sandbox/bench/trust.py) compare its reported times with the grader's
-  clock and the time it spends outside its clock with the baseline's.
+  clock and the time it spends outside its clock with the baseline's;
+* the baseline's figure is capped at its times with the student's sandbox stopped (the quiet
+  baseline, timed first): code left running between the student's calls on the shared CPUs
+  cannot slow the baseline to its gain.
 
 A rejected timing's speedup compares the baseline with the grader's own round trip of the
 submission (which errs on the slow side) and says so (``Trust.REJECTED``).
@@ -34,8 +37,8 @@ import statistics
 from typing import TYPE_CHECKING
 
 from sandbox.bench.stats import quartiles, relative_error, spread
-from sandbox.bench.timing import MIN_ROUNDS, Rounds, Series, Timed
-from sandbox.bench.trust import POLICY, TrustPolicy, check_times
+from sandbox.bench.timing import MIN_ROUNDS, Rounds, Series, Timed, quiet_baseline
+from sandbox.bench.trust import POLICY, TrustPolicy, baseline_quiet_cap, check_times, merged
 from sandbox.bench.verify import Verifier, comparison_case
 from sandbox.contracts import BenchmarkResult, TestResult, Trust
 from sandbox.problem import BenchShape, Case, ProblemPackage
@@ -86,6 +89,9 @@ def bench_shape(
         rng,
         lambda timed: verifier.check(sub_session, timed, timeout_s),
     )
+    quiet = quiet_baseline(
+        sub_session, base_session, shape, baseline_fn, device, timeout_s, rng
+    )
     wrong = rounds.run(MIN_ROUNDS, budget_s, target)
     if wrong is not None:
         return None, wrong
@@ -99,7 +105,9 @@ def bench_shape(
             return None, wrong
         finding = check_times(rounds.sub, rounds.base, policy)
     sub, base = rounds.sub, rounds.base
-    base_ms = statistics.median(base.times_ns) / 1e6
+    base_ns, capped = baseline_quiet_cap(base, quiet, policy)
+    finding = merged(finding, capped)
+    base_ms = base_ns / 1e6
     common = {
         "baseline_ms": base_ms,
         "repetitions": len(sub.times_ns),

@@ -4,6 +4,12 @@ each time one call, in a random order, on fresh inputs, until both medians are p
 Two sandboxes, one grader: the baseline is the "submission" of a sandbox of its own (same
 image, same limits, same CPU set), loaded with the trusted kernels source, so no student code
 can touch it. The grader drives both in alternation; only one is ever timing.
+
+The two share a CPU set, so code the student left running between its own timed calls (a
+thread, a child process) would slow the baseline's. Before the interleaved rounds of a shape,
+``quiet_baseline`` times a few baseline calls with the student's sandbox stopped
+(``Sandbox.quiet``: two backend calls per shape), the yardstick of the rule
+``baseline_quiet_cap`` (sandbox/bench/trust.py).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ if TYPE_CHECKING:
 WARMUP_ROUNDS = 3
 MIN_ROUNDS = 10
 MAX_ROUNDS = 5_000
+QUIET_WARMUP_ROUNDS = 2  # baseline calls with the student's sandbox stopped: not measured
+QUIET_ROUNDS = 7  # then measured: the quiet baseline
 VERIFY_PROBABILITY = 0.1  # besides every call at or below the running median
 SUBMISSION, BASELINE = "submission", "baseline"
 
@@ -96,6 +104,32 @@ def time_one(
         digest if isinstance(digest, str) else "",
         prepare_ns,
     )
+
+
+def quiet_baseline(
+    sub_session: Session,
+    base_session: Session,
+    shape: BenchShape,
+    baseline_fn: str,
+    device: str,
+    timeout_s: float,
+    rng: random.Random,
+) -> Series | None:
+    """The baseline's times with the student's sandbox stopped (``QUIET_ROUNDS`` after
+    ``QUIET_WARMUP_ROUNDS``), or None when its backend cannot stop it. The student's sandbox is
+    always let go again, whatever happens."""
+    box = sub_session.box
+    if not box.quiet(True):
+        return None
+    series = Series()
+    try:
+        for index in range(QUIET_WARMUP_ROUNDS + QUIET_ROUNDS):
+            timed = time_one(base_session, shape, baseline_fn, rng, device, timeout_s)
+            if index >= QUIET_WARMUP_ROUNDS:
+                series.add(timed)
+    finally:
+        box.quiet(False)
+    return series
 
 
 # check(timed) -> a WA test result when the submission's timed output was wrong, else None.

@@ -13,7 +13,15 @@ that no student code ever touches (sandbox/bench/timing.py), so its series is th
 * ``prepare_excess``: likewise for the round trip of the request that builds the inputs of a
   timed call: work done ahead, while the inputs are built, shows there.
 
-An excess of either kind up to ``charge_max_fraction`` of the submission's own time is charged
+* ``baseline_quiet_cap``: the two sandboxes share a CPU set, so code the student leaves running
+  between its own timed calls (a spinning thread, a child process) slows the baseline's calls
+  (up to 2x on one CPU). Before the interleaved rounds the baseline is timed with the student's
+  sandbox stopped (the quiet baseline, sandbox/bench/timing.py); the baseline's figure is never
+  above the quiet median by more than ``quiet_slack_fraction``, so slowing it gains at most
+  that. Beyond ``quiet_charge_fraction`` the result is marked charged and says why (honest
+  code on a busy machine stays well below it; a spinner on one CPU doubles the baseline).
+
+An excess of either kind (gap, prepare) up to ``charge_max_fraction`` of the submission's own time is charged
 to it (honest code that runs long causes some on a busy machine: preempted at the end of its
 time slice, the allocator left in another state); beyond, the timing is rejected.
 """
@@ -38,6 +46,11 @@ class TrustPolicy:
     # Time outside the clock beyond the baseline's is charged to the submission up to this
     # fraction of its own median time; beyond it the timing is rejected.
     charge_max_fraction: float = 0.5
+    # The baseline's figure: at most its quiet median (student's sandbox stopped) plus this
+    # fraction of it (load drift between the quiet and the interleaved rounds, noise of 7 calls).
+    quiet_slack_fraction: float = 0.05
+    # An interleaved baseline median more than this fraction above the quiet one: charged.
+    quiet_charge_fraction: float = 0.3
     confirm_rounds: int = 20  # more rounds before a timing is rejected (noise clears)
     confirm_budget_s: float = 5.0
 
@@ -164,4 +177,43 @@ def check_times(sub: Series, base: Series, policy: TrustPolicy = POLICY) -> Find
         f"each call charged {total / 1e6:.3f} ms spent outside its clock beyond the "
         "baseline's (the call's end or its inputs' building)",
         total,
+    )
+
+
+def baseline_quiet_cap(
+    base: Series, quiet: Series | None, policy: TrustPolicy = POLICY
+) -> tuple[float, Finding | None]:
+    """The baseline's figure in ns: the median of its interleaved times, capped at the quiet
+    median plus ``quiet_slack_fraction``; and a charged finding when the interleaved median
+    exceeds the quiet one by more than ``quiet_charge_fraction``. ``quiet`` None or empty (a
+    backend that cannot stop a sandbox): the median, uncapped."""
+    median = float(statistics.median(base.times_ns)) if base.times_ns else 0.0
+    if quiet is None or not quiet.times_ns or median <= 0:
+        return median, None
+    quiet_ns = float(statistics.median(quiet.times_ns))
+    cap = quiet_ns * (1 + policy.quiet_slack_fraction)
+    if median <= cap:
+        return median, None
+    finding = None
+    if median > quiet_ns * (1 + policy.quiet_charge_fraction):
+        finding = Finding(
+            "baseline_quiet_cap",
+            Trust.CHARGED,
+            f"the baseline ran {median / quiet_ns:.2f}x slower beside your code than with your "
+            "code stopped: its time with your code stopped counts",
+        )
+    return cap, finding
+
+
+def merged(first: Finding, other: Finding | None) -> Finding:
+    """Two findings as one: the worse trust, both rules and messages, the charges summed."""
+    if other is None:
+        return first
+    if not first.rule:
+        return other
+    return Finding(
+        "+".join(f.rule for f in (first, other) if f.rule),
+        Trust.worst([first.trust, other.trust]),
+        "; ".join(f.message for f in (first, other) if f.message),
+        first.charge_ns + other.charge_ns,
     )

@@ -1,0 +1,58 @@
+"""Submissions that burn CPU between their own calls (submissions/spin_*.py), judged with both
+sandboxes pinned to ONE CPU, as a worker process pins them (sandbox/backends/cpu_sets.py):
+there the spinner would halve the baseline's share of the CPU and double the speedup. The
+baseline's figure is capped at its times with the student's sandbox stopped (the quiet
+baseline, sandbox/bench/trust.py ``baseline_quiet_cap``), so the speedup stays near the true
+one (about 1: the control is as fast as the baseline), whatever the trust says."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox.backends.base import get_backend
+from sandbox.contracts import Limits, Mode, Verdict
+from sandbox.problem import load_package
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+SUBMISSIONS = Path(__file__).with_name("submissions")
+PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"
+LIMITS = Limits(time_s=2.0, memory_mib=512, output_kib=64, pids=128, tmpfs_mib=32)
+MAX_SPEEDUP = 1.3  # a spinner on one CPU gave ~2x before the cap
+
+
+def source_of(name: str) -> str:
+    lines = []
+    for line in (SUBMISSIONS / f"{name}.py").read_text().splitlines(keepends=True):
+        if line.startswith("# @include "):
+            line = (SUBMISSIONS / f"{line.split()[-1]}.py").read_text() + "\n"
+        lines.append(line)
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("name", ["spin_thread", "spin_child"])
+def test_a_spinner_on_the_shared_cpu_gains_nothing(
+    name: str, docker_client: Any, sandbox_image: str
+) -> None:
+    from sandbox.grader import judge
+
+    if not (PROBLEM / "problem.toml").is_file():
+        pytest.skip("problem 48 is not in the catalog yet")
+    package = load_package(PROBLEM)
+    assert package.benchmark is not None
+    bench = dataclasses.replace(package.benchmark, max_time_s=2.0)
+    package = dataclasses.replace(package, limits=LIMITS, benchmark=bench)
+    cpu = str(min(os.sched_getaffinity(0)))
+    backend = get_backend("docker", image=sandbox_image, cpuset=cpu)
+    try:
+        result = judge(package, source_of(name), mode=Mode.SUBMIT, backend=backend)
+    finally:
+        backend.close()
+    assert result.verdict == Verdict.AC, result.message
+    assert result.benchmark is not None
+    assert result.benchmark.speedup < MAX_SPEEDUP, result.benchmark

@@ -1,0 +1,131 @@
+"""The quiet baseline: the baseline's figure is capped at its times with the student's
+sandbox stopped (sandbox/bench/trust.py, ``baseline_quiet_cap``), and the student's sandbox is
+always let go again. Fake series and fake sessions: no timing asserts."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox.backends.base import Backend, SandboxSpec
+from sandbox.bench.timing import QUIET_ROUNDS, QUIET_WARMUP_ROUNDS, Series, quiet_baseline
+from sandbox.bench.trust import POLICY, Finding, baseline_quiet_cap, merged
+from sandbox.contracts import Trust
+from sandbox.problem import BenchShape
+
+
+def series(times_ms: list[float]) -> Series:
+    times = [int(t * 1e6) for t in times_ms]
+    return Series(times, [t + 100_000 for t in times], [200_000] * len(times))
+
+
+def test_an_honest_baseline_keeps_its_own_median() -> None:
+    base = series([1.0, 1.02, 0.98, 1.01, 1.03])
+    quiet = series([0.99, 1.0, 1.01])
+    figure, finding = baseline_quiet_cap(base, quiet)
+    assert figure == 1.01e6 and finding is None
+
+
+def test_a_slowed_baseline_is_capped_at_its_quiet_median_and_charged() -> None:
+    base = series([2.0, 1.9, 2.1, 2.05, 1.95])  # a spinner beside it on one CPU: 2x
+    quiet = series([1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0])
+    figure, finding = baseline_quiet_cap(base, quiet)
+    assert figure == pytest.approx(1.0e6 * (1 + POLICY.quiet_slack_fraction))
+    assert finding is not None and finding.rule == "baseline_quiet_cap"
+    assert finding.trust == Trust.CHARGED and finding.charge_ns == 0
+
+
+def test_a_mild_drift_is_capped_without_a_charge() -> None:
+    base = series([1.15, 1.15, 1.15])
+    figure, finding = baseline_quiet_cap(base, series([1.0] * 7))
+    assert figure == pytest.approx(1.0e6 * (1 + POLICY.quiet_slack_fraction)) and finding is None
+
+
+def test_no_quiet_series_no_cap() -> None:
+    base = series([2.0, 2.0, 2.0])
+    assert baseline_quiet_cap(base, None) == (2.0e6, None)
+    assert baseline_quiet_cap(base, Series()) == (2.0e6, None)
+
+
+def test_findings_merge_to_the_worse_trust() -> None:
+    charged = Finding("gap_excess", Trust.CHARGED, "gap", 5)
+    cap = Finding("baseline_quiet_cap", Trust.CHARGED, "cap")
+    both = merged(charged, cap)
+    assert both.rule == "gap_excess+baseline_quiet_cap" and both.charge_ns == 5
+    assert both.trust == Trust.CHARGED and both.message == "gap; cap"
+    rejected = merged(Finding("gap_excess", Trust.REJECTED, "no"), cap)
+    assert rejected.trust == Trust.REJECTED
+    assert merged(Finding("", Trust.VERIFIED, ""), cap) == cap
+    assert merged(charged, None) == charged
+
+
+class FakeBox:
+    def __init__(self, can_quiet: bool = True) -> None:
+        self.calls: list[bool] = []
+        self.can_quiet = can_quiet
+
+    def quiet(self, on: bool) -> bool:
+        self.calls.append(on)
+        return self.can_quiet
+
+
+class FakeSession:
+    def __init__(self, box: FakeBox | None = None, fail_after: int = -1) -> None:
+        self.box = box or FakeBox()
+        self.last_round_trip_ns = 0
+        self.requests = 0
+        self.fail_after = fail_after
+
+    def request(self, message: dict[str, Any], timeout_s: float, what: str) -> tuple[Any, bytes]:
+        self.requests += 1
+        if self.requests == self.fail_after:
+            raise RuntimeError("the baseline's sandbox failed")
+        self.last_round_trip_ns = 2_000_000
+        return {"time_ns": 1_000_000, "digest": "d"}, b""
+
+
+SHAPE = BenchShape(name="s", fn="f", args=[])
+
+
+def test_the_quiet_baseline_stops_the_student_and_always_lets_it_go() -> None:
+    sub, base = FakeSession(), FakeSession()
+    quiet = quiet_baseline(sub, base, SHAPE, "g", "cpu", 1.0, random.Random(1))  # type: ignore[arg-type]
+    assert quiet is not None and len(quiet.times_ns) == QUIET_ROUNDS
+    assert base.requests == 2 * (QUIET_WARMUP_ROUNDS + QUIET_ROUNDS)  # prepare + time
+    assert sub.box.calls == [True, False] and sub.requests == 0
+
+    failing = FakeSession()
+    with pytest.raises(RuntimeError):
+        quiet_baseline(failing, FakeSession(fail_after=3), SHAPE, "g", "cpu", 1.0, random.Random(1))  # type: ignore[arg-type]
+    assert failing.box.calls == [True, False]
+
+
+def test_no_quiet_baseline_where_the_backend_cannot_stop_a_sandbox() -> None:
+    sub, base = FakeSession(FakeBox(can_quiet=False)), FakeSession()
+    assert quiet_baseline(sub, base, SHAPE, "g", "cpu", 1.0, random.Random(1)) is None  # type: ignore[arg-type]
+    assert base.requests == 0
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def _wait_state(pid: int, want: str) -> str:
+    deadline = time.monotonic() + 10
+    while (state := _state(pid)) != want and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return state
+
+
+def test_the_local_backend_stops_and_continues_the_runner(local_backend: Backend) -> None:
+    with local_backend.start(SandboxSpec(wall_time_s=60)) as box:
+        pid = box.proc.pid  # type: ignore[attr-defined]
+        assert box.quiet(True)
+        assert _wait_state(pid, "T") == "T"
+        assert box.quiet(False)
+        assert _wait_state(pid, "T") != "T"
+    assert not box.quiet(True)  # gone: nothing to stop
