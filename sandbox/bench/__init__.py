@@ -22,7 +22,7 @@ not:
 * the trust rules (sandbox/bench/trust.py) compare its reported times with the grader's
   clock and the time it spends outside its clock with the baseline's;
 * the baseline's figure is capped at its times with the student's sandbox stopped (the quiet
-  baseline, timed first): code left running between the student's calls on the shared CPUs
+  baseline, timed after the rounds at their cadence): code left running between the student's calls on the shared CPUs
   cannot slow the baseline to its gain.
 
 A rejected timing's speedup compares the baseline with the grader's own round trip of the
@@ -37,7 +37,14 @@ import statistics
 from typing import TYPE_CHECKING
 
 from sandbox.bench.stats import quartiles, relative_error, spread
-from sandbox.bench.timing import MIN_ROUNDS, Rounds, Series, Timed, quiet_baseline
+from sandbox.bench.timing import (
+    MIN_ROUNDS,
+    QUIET_MAX_IDLE_S,
+    Rounds,
+    Series,
+    Timed,
+    quiet_baseline,
+)
 from sandbox.bench.trust import POLICY, TrustPolicy, baseline_quiet_cap, check_times, merged
 from sandbox.bench.verify import Verifier, comparison_case
 from sandbox.contracts import BenchmarkResult, TestResult, Trust
@@ -89,9 +96,6 @@ def bench_shape(
         rng,
         lambda timed: verifier.check(sub_session, timed, timeout_s),
     )
-    quiet = quiet_baseline(
-        sub_session, base_session, shape, baseline_fn, device, timeout_s, rng
-    )
     wrong = rounds.run(MIN_ROUNDS, budget_s, target)
     if wrong is not None:
         return None, wrong
@@ -105,6 +109,18 @@ def bench_shape(
             return None, wrong
         finding = check_times(rounds.sub, rounds.base, policy)
     sub, base = rounds.sub, rounds.base
+    # The quiet baseline keeps the rounds' cadence: between its calls, the time the
+    # submission's calls took (an idle CPU between calls slows a microseconds-long call).
+    idle_s = min(
+        QUIET_MAX_IDLE_S,
+        statistics.median(p + rt for p, rt in zip(sub.prepares_ns, sub.round_trips_ns, strict=True))
+        / 1e9
+        if sub.round_trips_ns
+        else 0.0,
+    )
+    quiet = quiet_baseline(
+        sub_session, base_session, shape, baseline_fn, device, timeout_s, rng, idle_s
+    )
     base_ns, capped = baseline_quiet_cap(base, quiet, policy)
     finding = merged(finding, capped)
     base_ms = base_ns / 1e6

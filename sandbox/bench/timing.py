@@ -6,10 +6,12 @@ image, same limits, same CPU set), loaded with the trusted kernels source, so no
 can touch it. The grader drives both in alternation; only one is ever timing.
 
 The two share a CPU set, so code the student left running between its own timed calls (a
-thread, a child process) would slow the baseline's. Before the interleaved rounds of a shape,
+thread, a child process) would slow the baseline's. After the interleaved rounds of a shape,
 ``quiet_baseline`` times a few baseline calls with the student's sandbox stopped
 (``Sandbox.quiet``: two backend calls per shape), the yardstick of the rule
-``baseline_quiet_cap`` (sandbox/bench/trust.py).
+``baseline_quiet_cap`` (sandbox/bench/trust.py). It keeps the rounds' cadence, idle between
+calls as long as the submission's calls took: back to back, a call of ~40 us measured 1.3-1.5x
+faster than in the rounds (CPU idle between calls); at the cadence, within noise.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ MIN_ROUNDS = 10
 MAX_ROUNDS = 5_000
 QUIET_WARMUP_ROUNDS = 2  # baseline calls with the student's sandbox stopped: not measured
 QUIET_ROUNDS = 7  # then measured: the quiet baseline
+QUIET_MAX_IDLE_S = 0.05  # the longest idle between two of its calls (bounds its duration)
 VERIFY_PROBABILITY = 0.1  # besides every call at or below the running median
 SUBMISSION, BASELINE = "submission", "baseline"
 
@@ -114,10 +117,11 @@ def quiet_baseline(
     device: str,
     timeout_s: float,
     rng: random.Random,
+    idle_s: float = 0.0,
 ) -> Series | None:
     """The baseline's times with the student's sandbox stopped (``QUIET_ROUNDS`` after
-    ``QUIET_WARMUP_ROUNDS``), or None when its backend cannot stop it. The student's sandbox is
-    always let go again, whatever happens."""
+    ``QUIET_WARMUP_ROUNDS``, ``idle_s`` apart), or None when its backend cannot stop it. The
+    student's sandbox is always let go again, whatever happens."""
     box = sub_session.box
     if not box.quiet(True):
         return None
@@ -127,6 +131,8 @@ def quiet_baseline(
             timed = time_one(base_session, shape, baseline_fn, rng, device, timeout_s)
             if index >= QUIET_WARMUP_ROUNDS:
                 series.add(timed)
+            if idle_s > 0:
+                time.sleep(idle_s)
     finally:
         box.quiet(False)
     return series

@@ -39,6 +39,12 @@ def test_a_slowed_baseline_is_capped_at_its_quiet_median_and_charged() -> None:
     assert finding.trust == Trust.CHARGED and finding.charge_ns == 0
 
 
+def test_a_burst_of_load_is_capped_without_a_charge() -> None:
+    base = series([1.0, 1.9, 2.1, 2.05, 1.95])  # its fastest call as fast as the quiet ones
+    figure, finding = baseline_quiet_cap(base, series([1.0] * 7))
+    assert figure == pytest.approx(1.0e6 * (1 + POLICY.quiet_slack_fraction)) and finding is None
+
+
 def test_a_mild_drift_is_capped_without_a_charge() -> None:
     base = series([1.15, 1.15, 1.15])
     figure, finding = baseline_quiet_cap(base, series([1.0] * 7))
