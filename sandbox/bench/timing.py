@@ -36,7 +36,7 @@ MIN_ROUNDS = 10
 MAX_ROUNDS = 5_000
 QUIET_WARMUP_ROUNDS = 2  # baseline calls with the student's sandbox stopped: not measured
 QUIET_ROUNDS = 7  # then measured: the quiet baseline
-QUIET_MAX_IDLE_S = 0.05  # the longest idle between two of its calls (bounds its duration)
+QUIET_MAX_IDLE_S = 0.02  # the longest idle between two of its calls (bounds its duration)
 VERIFY_PROBABILITY = 0.1  # besides every call at or below the running median
 SUBMISSION, BASELINE = "submission", "baseline"
 
