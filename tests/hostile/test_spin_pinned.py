@@ -49,10 +49,18 @@ def test_a_spinner_on_the_shared_cpu_gains_nothing(
     package = dataclasses.replace(package, limits=LIMITS, benchmark=bench)
     cpu = str(min(os.sched_getaffinity(0)))
     backend = get_backend("docker", image=sandbox_image, cpuset=cpu)
+    # A second judging only when the first is above the bound: a burst of load from the rest
+    # of a busy host on that CPU can slow one judging's baseline (quiet rounds included); the
+    # spinner slowed every judging's (1.5-1.7x for spin_thread without the cap).
+    speedups = []
     try:
-        result = judge(package, source_of(name), mode=Mode.SUBMIT, backend=backend)
+        for _ in range(2):
+            result = judge(package, source_of(name), mode=Mode.SUBMIT, backend=backend)
+            assert result.verdict == Verdict.AC, result.message
+            assert result.benchmark is not None
+            speedups.append(result.benchmark.speedup)
+            if speedups[-1] < MAX_SPEEDUP:
+                break
     finally:
         backend.close()
-    assert result.verdict == Verdict.AC, result.message
-    assert result.benchmark is not None
-    assert result.benchmark.speedup < MAX_SPEEDUP, result.benchmark
+    assert min(speedups) < MAX_SPEEDUP, speedups
