@@ -47,3 +47,21 @@ def require_docker() -> None:
 def docker_engine() -> None:
     """Use in tests that need a Docker engine: skips without one, fails when CI=true."""
     require_docker()
+
+
+_SESSION_STARTED = __import__("time").time()
+_TABLES = ("faults.txt",)  # tables that slow suites write under test-artifacts/
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Show the tables this run's slow suites wrote (the fault suite's recovery table), so CI's
+    output carries them even when the tests passed and their own output was captured."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "test-artifacts"
+    for name in _TABLES:
+        path = folder / name
+        if path.is_file() and path.stat().st_mtime >= _SESSION_STARTED:
+            terminalreporter.section(name)
+            for line in path.read_text().splitlines():
+                terminalreporter.write_line(line)
