@@ -37,6 +37,8 @@ from sandbox.feedback import explain, for_student
 from sandbox.problem import Case, PackageError, ProblemPackage, baseline_file
 from sandbox.session import (
     CHANNEL_MESSAGE,
+    IMPORT_TIMEOUT_S,
+    MAX_SOURCE_BYTES,
     SLACK_S,
     STARTUP_TIMEOUT_S,
     Fault,
@@ -48,8 +50,7 @@ from sandbox.session import (
 
 log = logging.getLogger(__name__)
 
-MAX_SOURCE_BYTES = 512 * 1024
-IMPORT_TIMEOUT_S = 20.0  # importing the student's file (it may import triton)
+
 def case_seed(case: Case, secret: int | None) -> int:
     """Fixed for public cases; mixed with the per-judging secret for hidden ones."""
     key = f"public:{case.name}" if case.public or secret is None else f"{secret}:{case.name}"

@@ -54,6 +54,8 @@ from sandbox.practice_checker import Skip, make_checker
 from sandbox.problem import ProblemPackage
 from sandbox.session import (
     CHANNEL_MESSAGE,
+    IMPORT_TIMEOUT_S,
+    MAX_SOURCE_BYTES,
     SLACK_S,
     STARTUP_TIMEOUT_S,
     Fault,
@@ -65,8 +67,7 @@ from sandbox.session import (
 
 log = logging.getLogger(__name__)
 
-MAX_SOURCE_BYTES = 512 * 1024
-IMPORT_TIMEOUT_S = 20.0
+
 SHIM_FUNCTIONS = (
     "__pj_call", "__pj_call_saved", "__pj_get", "__pj_invoke", "__pj_attr", "__pj_setattr", "__pj_iter",
     "__pj_next", "__pj_len", "__pj_item", "__pj_restore", "__pj_set",

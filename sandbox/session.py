@@ -25,6 +25,8 @@ from sandbox.contracts import Verdict
 
 STARTUP_TIMEOUT_S = 120.0  # runner start-up: interpreter + torch import
 SLACK_S = 0.5  # added to the per-test limit for the channel round trip
+MAX_SOURCE_BYTES = 512 * 1024  # a submission larger than this is CE before any sandbox starts
+IMPORT_TIMEOUT_S = 20.0  # importing the student's file (it may import triton)
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"
 # The JSON part of a reply is parsed whole before any node is counted, and a Python object
 # per 2 or 3 bytes of JSON ('[],') is ~20 times its size: it is bounded before parsing
