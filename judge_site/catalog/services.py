@@ -152,6 +152,16 @@ def _safe_member(info: zipfile.ZipInfo) -> PurePosixPath:
     return path
 
 
+def _open_zip(data: bytes) -> zipfile.ZipFile:
+    """``data`` as a zip archive, refused when over MAX_ZIP_BYTES or not a zip."""
+    if len(data) > MAX_ZIP_BYTES:
+        raise PackageError(f"zip larger than {MAX_ZIP_BYTES} bytes")
+    try:
+        return zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise PackageError(f"not a zip file: {exc}") from None
+
+
 def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
     """Unpack a package zip into ``dest_dir/<folder>`` after validating it; returns it loaded.
 
@@ -159,13 +169,7 @@ def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
     than one top folder, a folder name that is not ``<number>-<slug>``, or a package that does
     not load. An existing folder of the same name is replaced only once the new one loads.
     """
-    if len(data) > MAX_ZIP_BYTES:
-        raise PackageError(f"zip larger than {MAX_ZIP_BYTES} bytes")
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise PackageError(f"not a zip file: {exc}") from None
-    with archive:
+    with _open_zip(data) as archive:
         infos = archive.infolist()
         if len(infos) > MAX_FILES:
             raise PackageError(f"more than {MAX_FILES} entries in zip")
@@ -305,13 +309,7 @@ def practice_unzip(data: bytes, dest_dir: Path, filename: str = "") -> Path:
     """Unpack a practice folder sent as a zip into ``dest_dir`` and return the folder: the
     four files at the zip's root (the slug is the zip's file name) or inside one folder (the
     slug is its name). The same caps and path rules as a package zip."""
-    if len(data) > MAX_ZIP_BYTES:
-        raise PackageError(f"zip larger than {MAX_ZIP_BYTES} bytes")
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise PackageError(f"not a zip file: {exc}") from None
-    with archive:
+    with _open_zip(data) as archive:
         infos = archive.infolist()
         if len(infos) > MAX_FILES or sum(i.file_size for i in infos) > MAX_UNPACKED_BYTES:
             raise PackageError("the zip is too large for a practice folder")
