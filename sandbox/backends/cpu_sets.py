@@ -11,11 +11,9 @@ serializes their timed phases.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
-import re
-import time
+
+from sandbox.backends.gpu_lock import HostLock
 
 
 def parse_cpu_list(text: str) -> list[int]:
@@ -81,33 +79,13 @@ def cpu_stall_us(path: str = "/proc/pressure/cpu") -> int | None:
     return None
 
 
-class TimingLock:
+class TimingLock(HostLock):
     """An exclusive host-wide lock on one CPU set while a timed phase runs on it."""
 
     def __init__(self, lock_dir: str, cpuset: str) -> None:
-        safe = re.sub(r"[^0-9A-Za-z_.-]", "_", cpuset)
-        self.path = os.path.join(lock_dir, f"tensor-judge-cpus-{safe}.lock")
-        self._fd: int | None = None
+        super().__init__(lock_dir, "cpus", cpuset)
 
     def acquire(self, timeout_s: float) -> float | None:
         """Take the lock; returns the seconds waited, or None when it stayed busy ``timeout_s``
         (the timing then goes ahead and says it was contended)."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        start = time.monotonic()
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self._fd = fd
-                return time.monotonic() - start
-            except BlockingIOError:
-                if time.monotonic() - start >= timeout_s:
-                    os.close(fd)
-                    return None
-                time.sleep(0.02)
-
-    def release(self) -> None:
-        if self._fd is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
-                os.close(self._fd)
-            self._fd = None
+        return self.try_acquire(timeout_s, 0.02)

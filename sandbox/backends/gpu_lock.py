@@ -1,4 +1,6 @@
-"""A host-wide lock per GPU: never two sandboxes (so never two timed jobs) on one GPU."""
+"""Host-wide advisory locks (``flock`` on a file in a shared folder): one per GPU, so never two
+sandboxes (so never two timed jobs) on one GPU; sandbox/backends/cpu_sets.py uses the same lock
+for a CPU set's timed phases."""
 
 from __future__ import annotations
 
@@ -11,28 +13,30 @@ import time
 from sandbox.backends.base import SandboxError
 
 
-class GpuLock:
-    """An exclusive host-wide lock on one GPU while a sandbox holds it: never two timed jobs on
-    one GPU, even from several worker processes on the same host (an advisory ``flock``)."""
+class HostLock:
+    """An exclusive lock on ``lock_dir/tensor-judge-<kind>-<name>.lock``, shared by every worker
+    process of the host."""
 
-    def __init__(self, lock_dir: str, gpu_id: str) -> None:
-        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", gpu_id)
-        self.path = os.path.join(lock_dir, f"tensor-judge-gpu-{safe}.lock")
+    def __init__(self, lock_dir: str, kind: str, name: str) -> None:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+        self.path = os.path.join(lock_dir, f"tensor-judge-{kind}-{safe}.lock")
         self._fd: int | None = None
 
-    def acquire(self, timeout_s: float) -> None:
+    def try_acquire(self, timeout_s: float, poll_s: float) -> float | None:
+        """Take the lock, polling every ``poll_s``; the seconds waited, or None when it stayed
+        busy for ``timeout_s``."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + timeout_s
+        start = time.monotonic()
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 self._fd = fd
-                return
+                return time.monotonic() - start
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                if time.monotonic() - start >= timeout_s:
                     os.close(fd)
-                    raise SandboxError(f"GPU {self.path} stayed busy for {timeout_s:g} s") from None
-                time.sleep(0.1)
+                    return None
+                time.sleep(poll_s)
 
     def release(self) -> None:
         if self._fd is not None:
@@ -40,3 +44,15 @@ class GpuLock:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
                 os.close(self._fd)
             self._fd = None
+
+
+class GpuLock(HostLock):
+    """An exclusive host-wide lock on one GPU while a sandbox holds it: never two timed jobs on
+    one GPU, even from several worker processes on the same host."""
+
+    def __init__(self, lock_dir: str, gpu_id: str) -> None:
+        super().__init__(lock_dir, "gpu", gpu_id)
+
+    def acquire(self, timeout_s: float) -> None:
+        if self.try_acquire(timeout_s, 0.1) is None:
+            raise SandboxError(f"GPU {self.path} stayed busy for {timeout_s:g} s")
