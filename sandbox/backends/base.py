@@ -115,6 +115,12 @@ class Backend(abc.ABC):
     def start(self, spec: SandboxSpec) -> Sandbox:
         """Start a fresh sandbox whose runner waits for its first message."""
 
+    def start_trusted(self, spec: SandboxSpec) -> Sandbox:
+        """A sandbox that will only ever run trusted code on the grader's inputs (the
+        baseline's sibling): a long-lived backend may hand out one kept from an earlier
+        judging (sandbox/backends/kept.py). Default: a fresh one, as ``start``."""
+        return self.start(spec)
+
     def reap(self, older_than_s: float) -> int:
         """Destroy orphaned sandboxes left by a crashed worker; returns how many."""
         return 0

@@ -44,7 +44,8 @@ from sandbox.backends.base import (
     SandboxTimeout,
     register,
 )
-from sandbox.backends.docker_pool import WarmPool
+from sandbox.backends.docker_pool import WarmPool, pool_key
+from sandbox.backends.kept import TrustedKeeper
 from sandbox.backends.gpu_lock import GpuLock
 from sandbox.framing import HEADER, FrameError, parse_header
 
@@ -229,7 +230,9 @@ class DockerSandbox(Sandbox):
                 self._frozen_by = "pause"
                 return True
             except Exception as exc:  # e.g. "unable to freeze": no freezer in this engine
-                log.info("sandbox %s: pause failed (%s); lowering its CPU weight", self.container_id, exc)
+                log.info(
+                    "sandbox %s: pause failed (%s); lowering its CPU weight", self.container_id, exc
+                )
                 self._backend.can_pause = False
         try:
             self._container.update(cpu_shares=LOWEST_CPU_SHARES)
@@ -532,6 +535,15 @@ class DockerBackend(Backend):
         self._image_env: dict[str, dict[str, str]] = {}
         self._image_env_at: dict[str, float] = {}
         self.pool = WarmPool(self, int(pool_size), pool_max_idle_s) if pool_size else None
+        # The baseline's sibling sandbox, kept between Submits (trusted code only; with a pool
+        # only: a one-shot backend keeps nothing).
+        self.keeper = (
+            TrustedKeeper(
+                self.start, pool_key, max_age_s=pool_max_idle_s, max_idle_s=pool_max_idle_s / 2
+            )
+            if pool_size
+            else None
+        )
 
     @property
     def client(self) -> Any:
@@ -551,8 +563,18 @@ class DockerBackend(Backend):
                 return box
         return DockerSandbox(self, spec, image)
 
+    def start_trusted(self, spec: SandboxSpec) -> Sandbox:
+        """The baseline's sandbox: the one kept from an earlier Submit with the same limits
+        when there is one (not for GPUs: each holds its GPU's lock)."""
+        if self.keeper is None or spec.gpu_id is not None:
+            return self.start(spec)
+        return self.keeper.take(spec)
+
     def close(self) -> None:
-        """Destroy the warm pool's idle sandboxes (sandboxes in use are their owners')."""
+        """Destroy the warm pool's and the keeper's idle sandboxes (sandboxes in use are their
+        owners')."""
+        if self.keeper is not None:
+            self.keeper.close()
         if self.pool is not None:
             self.pool.close()
 

@@ -62,13 +62,54 @@ def test_the_second_judging_of_a_worker_runs_in_a_pooled_sandbox(pooling: None) 
     assert second.verdict == Verdict.AC, second.message
     assert second.environment["sandbox"] == "pooled"
     assert [t.verdict for t in second.tests] == [t.verdict for t in first.tests]
-    wrong = engine.judge_source(package, "def embed(ids, weight, pad_id):\n    return 0\n", Mode.RUN)
+    wrong = engine.judge_source(
+        package, "def embed(ids, weight, pad_id):\n    return 0\n", Mode.RUN
+    )
     assert wrong.verdict != Verdict.AC  # a pooled sandbox is used once: no state carried over
 
     engine.close_pools()
     engine.remove_own_pooled()
     client = docker.from_env()
     deadline = time.monotonic() + 10
-    while client.containers.list(all=True, filters={"label": POOLED}) and time.monotonic() < deadline:
+    while (
+        client.containers.list(all=True, filters={"label": POOLED}) and time.monotonic() < deadline
+    ):
         time.sleep(0.5)  # a refill in flight sees the closed pool and removes its sandbox
     assert not client.containers.list(all=True, filters={"label": POOLED})
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_worker_keeps_the_baselines_sandbox_between_submits(pooling: None) -> None:
+    """The baseline's sibling holds only trusted code: the second Submit of a worker process
+    reuses it (``baseline_sandbox == "kept"``) with the same verdict and a believed speedup,
+    while the student's sandbox is still a new one; a wrong file after it is still wrong."""
+    import docker
+
+    package = load_package(P48)
+    correct = (P48 / "solutions" / "AC" / "gather.py").read_text()
+    first = engine.judge_source(package, correct, Mode.SUBMIT)
+    assert first.verdict == Verdict.AC, first.message
+    assert first.environment["baseline_sandbox"] in ("fresh", "pooled")
+    second = engine.judge_source(package, correct, Mode.SUBMIT)
+    assert second.verdict == Verdict.AC, second.message
+    assert second.environment["baseline_sandbox"] == "kept"
+    assert second.environment["sandbox"] in ("fresh", "pooled")  # never the kept one
+    assert second.benchmark is not None and 0.5 < second.benchmark.speedup < 2.0
+    slow = (P48 / "solutions" / "AC" / "python_loops.py").read_text()
+    third = engine.judge_source(package, slow, Mode.SUBMIT)
+    assert third.verdict == Verdict.AC and third.benchmark is not None
+    assert (
+        third.benchmark.speedup < 0.5
+    )  # the kept baseline times its own kernel, not the last file
+    keeper = engine.backend_from_settings(requires=[]).keeper  # type: ignore[attr-defined]
+    assert keeper.reused >= 2 and keeper.idle_count() == 1
+
+    engine.close_pools()
+    client = docker.from_env()
+    kept = [
+        c
+        for c in client.containers.list(all=True, filters={"label": "tensor-judge.sandbox=1"})
+        if c.labels.get("tensor-judge.problem") == "48"
+    ]
+    assert not kept, "closing the pools leaves no kept sandbox behind"
