@@ -15,6 +15,7 @@ non-contiguous view: ``"transposed"``, ``"strided"`` or ``"expanded"``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -60,10 +61,76 @@ def _randint(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
     )
 
 
+# Large normal tensors are mixed from a fixed pool of normal values instead of drawn afresh:
+# drawing 2M float32 normals costs 10-30 ms (and the grader draws them again to re-verify),
+# more than most timed calls, and every round of a benchmark builds fresh inputs in both
+# sandboxes. ``cos t * X[i:i+n] + sin t * X[j:j+n]`` (i != j, t uniform) is again exactly
+# standard normal elementwise and costs one pass; with i, j and t drawn per call, no two calls
+# share a weight, and relating one to another means a search over i, j and t.
+MIX_MIN_NUMEL = 1 << 16  # below this, torch.randn (cheap enough)
+MIX_MAX_NUMEL = 1 << 23  # above this, torch.randn (the pool would be too large)
+POOL_SEED = 0x5EED_B0B
+_pools: dict[int, torch.Tensor] = {}
+
+
+def normal_pool(size: int) -> torch.Tensor:
+    """The fixed pool of ``size`` standard normal float32 values (built once per process)."""
+    pool = _pools.get(size)
+    if pool is None:
+        pool = torch.randn(size, generator=torch.Generator().manual_seed(POOL_SEED))
+        _pools[size] = pool
+    return pool
+
+
+def mixed_normal(numel: int, gen: torch.Generator, out: torch.Tensor | None = None) -> torch.Tensor:
+    """``numel`` standard normal float32 values, fresh for each draw of ``gen`` (written into
+    ``out``, a contiguous float32 tensor of ``numel`` elements, when given)."""
+    size = 1 << max(20, (2 * numel - 1).bit_length())  # at least twice numel: offsets to spare
+    pool = normal_pool(size)
+    span = size - numel + 1
+    i, step = (int(v) for v in torch.randint(0, span, (2,), generator=gen))
+    j = (i + 1 + step % (span - 1)) % span  # any offset but i
+    angle = float(torch.rand((), generator=gen)) * 6.283185307179586
+    flat = out.view(-1) if out is not None else None
+    values = torch.mul(pool[i : i + numel], math.cos(angle), out=flat)
+    return values.add_(pool[j : j + numel], alpha=math.sin(angle))
+
+
+def _reusable(old: Any, shape: list[int]) -> torch.Tensor | None:
+    """``old`` when a randn of ``shape`` can be written into it: a plain, contiguous float32 CPU
+    tensor of that shape (a previous call's input, recycled: a fresh 8 MiB tensor costs its page
+    faults, several times the writing)."""
+    if (
+        type(old) is torch.Tensor
+        and old.dtype == torch.float32
+        and old.device.type == "cpu"
+        and list(old.shape) == shape
+        and old.is_contiguous()
+        and old.storage_offset() == 0
+        and not old.requires_grad
+    ):
+        return old
+    return None
+
+
 @input_kind("randn")
 def _randn(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
-    values = torch.randn(_shape(spec["randn"]), generator=gen, dtype=torch.float32)
-    return (values * float(spec.get("scale", 1.0))).to(_dtype(spec, "float32"))
+    return _randn_into(spec, gen, None)
+
+
+def _randn_into(spec: dict[str, Any], gen: torch.Generator, reuse: Any) -> torch.Tensor:
+    shape = _shape(spec["randn"])
+    numel = math.prod(shape)
+    if MIX_MIN_NUMEL <= numel <= MIX_MAX_NUMEL:
+        out = _reusable(reuse, shape) if _dtype(spec, "float32") == torch.float32 else None
+        values = mixed_normal(numel, gen, out).view(shape)
+    else:
+        values = torch.randn(shape, generator=gen, dtype=torch.float32)
+    scale = float(spec.get("scale", 1.0))
+    dtype = _dtype(spec, "float32")
+    if scale != 1.0:
+        values = values.mul_(scale)
+    return values if dtype == torch.float32 else values.to(dtype)
 
 
 @input_kind("cu_seqlens")
@@ -120,10 +187,12 @@ LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 }
 
 
-def _build(spec: Any, gen: torch.Generator) -> Any:
+def _build(spec: Any, gen: torch.Generator, reuse: Any = None) -> Any:
     if isinstance(spec, dict):
         kinds = [k for k in spec if k in INPUT_KINDS]
         if len(kinds) == 1:
+            if kinds[0] == "randn" and "layout" not in spec:
+                return _randn_into(spec, gen, reuse)
             value = INPUT_KINDS[kinds[0]](spec, gen)
             if "layout" in spec:
                 if spec["layout"] not in LAYOUTS or not isinstance(value, torch.Tensor):
@@ -146,11 +215,16 @@ def _to_device(value: Any, device: str) -> Any:
     return value
 
 
-def build_inputs(specs: list[Any], seed: int, device: str = "cpu") -> list[Any]:
+def build_inputs(
+    specs: list[Any], seed: int, device: str = "cpu", reuse: list[Any] | None = None
+) -> list[Any]:
     """Positional arguments from benchmark input specs, deterministic in ``seed``: built on the
-    CPU with one torch.Generator, then moved to ``device``."""
+    CPU with one torch.Generator, then moved to ``device``. ``reuse``: the arguments an earlier
+    build of the same specs gave, whose large float32 tensors may be overwritten (the runner's
+    own, after their timed call; the values are the same either way)."""
     gen = torch.Generator().manual_seed(int(seed) & 0x7FFF_FFFF_FFFF_FFFF)
-    values = [_build(spec, gen) for spec in specs]
+    old = reuse if reuse is not None and len(reuse) == len(specs) else [None] * len(specs)
+    values = [_build(spec, gen, previous) for spec, previous in zip(specs, old, strict=True)]
     return values if device == "cpu" else [_to_device(v, device) for v in values]
 
 
