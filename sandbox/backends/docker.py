@@ -45,8 +45,8 @@ from sandbox.backends.base import (
     register,
 )
 from sandbox.backends.docker_pool import WarmPool, pool_key
-from sandbox.backends.kept import TrustedKeeper
 from sandbox.backends.gpu_lock import GpuLock
+from sandbox.backends.kept import TrustedKeeper
 from sandbox.framing import HEADER, FrameError, parse_header
 
 log = logging.getLogger(__name__)
