@@ -13,9 +13,11 @@ examples match, a secret per-judging seed for hidden ones) and names the functio
 from __future__ import annotations
 
 import ast
+import collections
 import hashlib
 import importlib.util
 import sys
+import threading
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -138,7 +140,7 @@ class ProblemPackage:
                 yield verdict_dir.name, file
 
     def load_cases(self) -> list[Case]:
-        module = _load_module(self.path / "tests.py", f"_judge_tests_{self.number}")
+        module = _cached_module(self, "tests.py", f"_judge_tests_{self.number}")
         cases = getattr(module, "CASES", None)
         if not isinstance(cases, list) or not all(isinstance(c, Case) for c in cases):
             raise PackageError(f"{self.path / 'tests.py'}: CASES must be a list of Case")
@@ -148,7 +150,31 @@ class ProblemPackage:
         return cases
 
     def load_reference(self) -> ModuleType:
-        return _load_module(self.path / "solution.py", f"_judge_reference_{self.number}")
+        return _cached_module(self, "solution.py", f"_judge_reference_{self.number}")
+
+
+# The tests and reference modules of the packages a process judged, by package path and
+# content version: importing them anew cost 40-100 ms of every judging (a worker judges the
+# same few problems over and over). Trusted code, loaded once per version.
+_MODULES: collections.OrderedDict[tuple[str, str, str], ModuleType] = collections.OrderedDict()
+_MODULES_MAX = 64
+_modules_lock = threading.Lock()
+
+
+def _cached_module(package: ProblemPackage, filename: str, name: str) -> ModuleType:
+    key = (str(package.path), package.version, filename)
+    with _modules_lock:
+        module = _MODULES.get(key)
+        if module is not None:
+            _MODULES.move_to_end(key)
+            sys.modules[name] = module  # as a fresh load leaves it (pickle, dataclasses)
+            return module
+    module = _load_module(package.path / filename, name)
+    with _modules_lock:
+        _MODULES[key] = module
+        while len(_MODULES) > _MODULES_MAX:
+            _MODULES.popitem(last=False)
+    return module
 
 
 def _load_module(path: Path, name: str) -> ModuleType:

@@ -327,6 +327,8 @@ def _claim(submission: Submission) -> Any | None:
 
 
 BUSY = "busy"
+# Live progress: a judging's finished tests are written at most this often (and with the verdict).
+PROGRESS_EVERY_S = 0.25
 
 
 def _hand_off(user_id: int, judged_id: int) -> None:
@@ -396,9 +398,16 @@ def _judge_claimed(
     mine = Submission.objects.filter(pk=sid, attempt_token=token, status=Status.RUNNING)
     progress: list[dict[str, Any]] = []
 
+    last_write = [float("-inf")]
+
     def on_progress(test: Any) -> None:
         progress.append(test.to_json())
         start = time.monotonic()
+        # The first test at once (the page shows the judging has begun), then at most every
+        # PROGRESS_EVERY_S: one UPDATE per test was a sixth of a Run's time on the worker.
+        if start - last_write[0] < PROGRESS_EVERY_S:
+            return
+        last_write[0] = start
         try:
             mine.update(tests=list(progress))
             phases["progress_writes"] = phases.get("progress_writes", 0.0) + time.monotonic() - start

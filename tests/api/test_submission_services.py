@@ -82,7 +82,13 @@ def test_it_judges_and_records_progress_and_verdict(alice, problem, enqueued, fa
     assert sub.attempts == 1 and sub.finished_at is not None
 
 
-def test_it_writes_each_test_as_it_finishes(alice, problem, enqueued, monkeypatch):
+@pytest.mark.parametrize(("every_s", "expected"), [(0.0, [1, 2]), (3600.0, [1, 1])])
+def test_it_writes_tests_as_they_finish_at_most_so_often(
+    alice, problem, enqueued, monkeypatch, every_s, expected
+):
+    """The first finished test is written at once; later ones when PROGRESS_EVERY_S has passed
+    since the last write (else with the next write or the verdict)."""
+    monkeypatch.setattr(services, "PROGRESS_EVERY_S", every_s)
     seen: list[int] = []
     engine = FakeEngine()
 
@@ -97,7 +103,8 @@ def test_it_writes_each_test_as_it_finishes(alice, problem, enqueued, monkeypatc
     monkeypatch.setattr(services, "_load_package", lambda path: object())
     sub = services.submission_create(alice, problem, GOOD, "run")
     services.submission_judge(sub.pk)
-    assert seen == [1, 2]
+    assert seen == expected
+    assert len(Submission.objects.get().tests) == 2  # the verdict's write has them all
 
 
 def test_it_judges_only_once(alice, problem, enqueued, fake_engine):

