@@ -153,7 +153,7 @@ class TimedSandbox(Sandbox):
 
 
 def _close_later(box: Sandbox) -> None:
-    future = _closer.submit(box.close)
+    future = _closer.submit(box.discard)
     with _pending_lock:
         _pending.add(future)
     future.add_done_callback(_forget)

@@ -85,6 +85,11 @@ class Sandbox(abc.ABC):
     def close(self) -> SandboxExit:
         """Kill if running, collect exit info, remove everything. Idempotent."""
 
+    def discard(self) -> None:
+        """Destroy a sandbox whose runner said goodbye, without collecting how it ended (nothing
+        more to learn from it): the fewest engine calls. Default: ``close``."""
+        self.close()
+
     @property
     @abc.abstractmethod
     def environment(self) -> dict[str, str]:

@@ -185,6 +185,9 @@ class KeptSandbox(Sandbox):
             return SandboxExit(None, False, False, "", False)
         return self._kept.box.close()
 
+    def discard(self) -> None:
+        self.close()  # kept for the next judging when whole, else destroyed
+
     def quiet(self, on: bool) -> bool:
         return self._kept.box.quiet(on)
 
