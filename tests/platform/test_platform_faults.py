@@ -1,13 +1,14 @@
 """Faults of the compose stack: no judging is lost or judged twice when a service restarts.
 
-With the offline stack up (the images of test_platform_compose.py, a project of its own, two
-worker processes), each round sends a burst of Run judgings of problem 48 (three of one user,
-which exercises the per-user "busy" hand-off, and one each of two others), waits until one is
-running, restarts one service (postgres, redis, worker, web, beat), and then checks that every
-judging of the burst reaches its verdict within two minutes of the service being back, that
-none was judged to the end twice (each worker logs "submission N: judged ..." once per verdict
-it writes), that no sandbox is left behind, and that the site answers again. It prints a table
-(fault, in flight, lost, duplicated, retried, time to recover, site back).
+On the offline stack of `scripts/up` that test_platform_compose.py checks first (started once
+for both, tests/platform/conftest.py; two worker processes), each round sends a burst of Run
+judgings of problem 48 (three of one user, which exercises the per-user "busy" hand-off, and
+one each of two others), waits until one is running, restarts one service (postgres, redis,
+worker, web, beat), and then checks that every judging of the burst reaches its verdict within
+two minutes of the service being back, that none was judged to the end twice (each worker
+logs "submission N: judged ..." once per verdict it writes), that no sandbox is left behind,
+and that the site answers again. It prints a table (fault, in flight, lost, duplicated,
+retried, time to recover, site back).
 
 The Docker engine itself is not restarted here: the suite does not own it (CI's dockerd also
 runs every other test's containers).
@@ -16,20 +17,17 @@ runs every other test's containers).
 from __future__ import annotations
 
 import json
-import os
 import re
-import secrets
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import pytest
-from test_platform_compose import ROOT, Stack, config_json, free_port
+from compose_stack import ROOT, Stack, config_json
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -84,32 +82,11 @@ def test_the_compose_redis_keeps_its_queue_on_disk() -> None:
 
 
 @pytest.fixture(scope="module")
-def faulty_stack(
-    docker_engine: None, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
-) -> Iterator[Stack]:
-    project = f"tjfault{uuid.uuid4().hex[:8]}"
-    port = free_port()
-    env_file = tmp_path_factory.mktemp("faults") / "env"
-    env_file.write_text(
-        "\n".join(
-            [
-                f"SECRET_KEY={secrets.token_hex(32)}",
-                f"POSTGRES_PASSWORD={secrets.token_hex(16)}",
-                f"JUDGE_PORT={port}",
-                f"DOCKER_GID={os.stat('/var/run/docker.sock').st_gid}",
-                "WEB_CONCURRENCY=2",
-                f"WORKER_CONCURRENCY={WORKER_CONCURRENCY}",
-                "JUDGE_RATE_LIMIT_PER_MINUTE=100",
-            ]
-        )
-        + "\n"
-    )
-    stack = Stack(project, f"http://127.0.0.1:{port}", "", "", env_file)
+def faulty_stack(stack: Stack, request: pytest.FixtureRequest) -> Iterator[Stack]:
+    """The shared stack (conftest.py); at the end the table, and the logs when a judging was
+    lost or duplicated."""
+    assert stack.env["WORKER_CONCURRENCY"] == str(WORKER_CONCURRENCY), stack.env
     try:
-        up = stack.compose("up", "-d", "--build", "--wait", "--wait-timeout", "300")
-        if up.returncode != 0:
-            logs = stack.compose("logs", "--no-color", "--tail", "60").stdout
-            pytest.fail(f"compose up failed:\n{up.stderr[-3000:]}\n{logs[-6000:]}")
         yield stack
     finally:
         _print_table(request)
@@ -118,7 +95,6 @@ def faulty_stack(
             artifacts = ROOT / "test-artifacts"
             artifacts.mkdir(exist_ok=True)
             (artifacts / "faults-logs.txt").write_text(logs)
-        stack.compose("down", "-v", "--remove-orphans", timeout=180)
 
 
 def _print_table(request: pytest.FixtureRequest) -> None:

@@ -1,0 +1,47 @@
+"""One compose stack for the platform tests that need one (test_platform_compose.py, then the
+fault suite, test_platform_faults.py): `scripts/up` builds and starts it once, instead of once
+per module (each start builds the images and waits for every service to be healthy).
+
+It is stopped right after the last test that uses it, not at the end of the session: the
+suites that come after (tests/sandbox, tests/staff) time code and must not share the CPUs
+with an idle stack's workers, warm sandboxes and beat. Its teardown checks (`scripts/up
+--down` keeps the data, no warm sandbox left) then show as that test's teardown error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import pytest
+
+pytest.register_assert_rewrite("compose_stack")
+
+from compose_stack import Stack, scripts_up_stack  # noqa: E402  (after the rewrite hook)
+
+_running = contextlib.ExitStack()  # the stack's exit, while it runs
+_last_user: list[str] = []  # the node id of the last test (in run order) that uses `stack`
+
+
+def _stop() -> None:
+    _running.close()
+
+
+@pytest.fixture(scope="session")
+def stack(docker_engine: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """The stack of `scripts/up` (compose_stack.scripts_up_stack), shared; see the module doc."""
+    try:
+        yield _running.enter_context(scripts_up_stack(tmp_path_factory))
+    finally:
+        _stop()  # when the run ends before its last user (-x, a keyboard interrupt): a no-op else
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    result = yield
+    if not _last_user:
+        users = [i.nodeid for i in item.session.items if "stack" in getattr(i, "fixturenames", ())]
+        _last_user.append(users[-1] if users else "")
+    if item.nodeid == _last_user[0]:
+        _stop()
+    return result
