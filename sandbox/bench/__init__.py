@@ -6,8 +6,9 @@ are believed, charged or rejected) and ``verify`` (re-verification of timed outp
 hidden tests' own comparison).
 
 Per shape: warm-up, then rounds in which the baseline's sandbox and the submission's each time
-one call, in a random order, on fresh inputs built from a fresh seed, until the median of both
-has a relative standard error under ``target_rel_error`` or the time budget is spent. The
+one call, in a random order, on fresh inputs built from a fresh seed, until the median of the
+rounds' ratios (baseline / submission: the speedup) has a relative standard error under
+``target_rel_error`` or the time budget is spent. The
 baseline's sandbox holds only trusted code, so its times are believed. The submission's are
 not:
 
@@ -36,7 +37,7 @@ import random
 import statistics
 from typing import TYPE_CHECKING
 
-from sandbox.bench.stats import quartiles, relative_error, spread
+from sandbox.bench.stats import paired_ratio, quartiles, relative_error, spread
 from sandbox.bench.timing import (
     MIN_ROUNDS,
     QUIET_MAX_IDLE_S,
@@ -146,11 +147,23 @@ def bench_shape(
             note=f"timing rejected: {finding.message}; speedup from the grader's own clock",
             **common,  # type: ignore[arg-type]
         ), None
-    # Time outside the clock, within the bound the rules allow, counts as the submission's.
-    sub_ms = (statistics.median(sub.times_ns) + finding.charge_ns) / 1e6
+    # The speedup is the median of the rounds' own ratios: both calls of a round run within
+    # milliseconds of each other, so a burst of load on the host slows both and leaves their
+    # ratio (a ratio of the two medians takes each call's luck separately). The quiet cap and
+    # the charges scale it as they scale the medians; the submission's time is the one the
+    # ratio implies (baseline / speedup), so that speedup == baseline_ms / submission_ms.
+    sub_median = statistics.median(sub.times_ns)
+    paired = paired_ratio(base.times_ns, sub.times_ns)
+    if paired <= 0 or sub_median <= 0:  # no usable pair (the rules reject such times first)
+        paired, sub_median = base_ns / max(1.0, sub_median), max(1.0, sub_median)
+    speedup = (
+        paired
+        * (base_ns / statistics.median(base.times_ns))
+        * (sub_median / (sub_median + finding.charge_ns))
+    )
     return BenchmarkResult(
-        speedup=base_ms / sub_ms,
-        submission_ms=sub_ms,
+        speedup=speedup,
+        submission_ms=base_ms / speedup,
         submission_spread=spread([float(t) for t in sub.times_ns]),
         baseline_spread=spread([float(t) for t in base.times_ns]),
         note=finding.message,

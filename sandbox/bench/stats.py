@@ -1,4 +1,5 @@
-"""Timing statistics: quartiles, the relative error of a median, the spread of a series."""
+"""Timing statistics: quartiles, the relative error of a median, the spread of a series, the
+median of paired ratios."""
 
 from __future__ import annotations
 
@@ -29,3 +30,10 @@ def spread(values: list[float]) -> float:
     """Relative half-width of the middle 50%."""
     q1, median, q3 = quartiles(values)
     return (q3 - q1) / 2 / median if median > 0 else 0.0
+
+
+def paired_ratio(numerators: list[int], denominators: list[int]) -> float:
+    """The median of ``numerators[i] / denominators[i]`` (one pair per round; a pair with a
+    non-positive denominator is left out)."""
+    ratios = [n / d for n, d in zip(numerators, denominators, strict=True) if d > 0]
+    return statistics.median(ratios) if ratios else 0.0

@@ -17,6 +17,7 @@ faster than in the rounds (CPU idle between calls); at the cadence, within noise
 from __future__ import annotations
 
 import bisect
+import math
 import random
 import secrets
 import time
@@ -83,7 +84,13 @@ def time_one(
     from ``late_seed`` and returns the output's digest under ``key``."""
     what = f"the benchmark ({shape.name})"
     seed, late_seed, key = rng.getrandbits(62), rng.getrandbits(62), secrets.token_hex(16)
-    prepare = {"op": "prepare", "which": "timed", "specs": shape.args, "seed": seed, "device": device}
+    prepare = {
+        "op": "prepare",
+        "which": "timed",
+        "specs": shape.args,
+        "seed": seed,
+        "device": device,
+    }
     session.request(prepare, timeout_s, what)
     prepare_ns = session.last_round_trip_ns
     message: dict[str, Any] = {
@@ -166,6 +173,14 @@ class Rounds:
         self.verify_round = rng.randrange(WARMUP_ROUNDS, WARMUP_ROUNDS + MIN_ROUNDS)  # 1 at least
         self.sorted_sub: list[int] = []  # the submission's measured times, kept sorted
 
+    def precision(self) -> float:
+        """The relative standard error of the speedup's estimate, the median of the rounds'
+        ratios (baseline / submission)."""
+        ratios = [
+            b / s for b, s in zip(self.base.times_ns, self.sub.times_ns, strict=True) if s > 0
+        ]
+        return relative_error(ratios) if len(ratios) == len(self.sub.times_ns) else math.inf
+
     def run(self, min_measured: int, budget_s: float, target_rel_error: float) -> TestResult | None:
         """Rounds until ``min_measured`` more are measured and the target precision (or the
         budget) is reached; a WA test result if a checked output was wrong."""
@@ -205,12 +220,7 @@ class Rounds:
                     self.base.add(timed)
             self.rounds += 1
             if self.rounds >= stop_at and (
-                time.monotonic() > deadline
-                or max(
-                    relative_error([float(t) for t in self.sub.times_ns]),
-                    relative_error([float(t) for t in self.base.times_ns]),
-                )
-                <= target_rel_error
+                time.monotonic() > deadline or self.precision() <= target_rel_error
             ):
                 return None
         return None
