@@ -1,10 +1,13 @@
-"""The whole catalog passes its package check through the real grader (local backend)."""
+"""The whole catalog passes its package check through the real grader (local backend; the
+checks run two at a time in worker processes, catalog_pool.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from catalog_pool import CheckPool
 
 from sandbox.backends.base import get_backend
 from sandbox.check import check_package, public_cases_static
@@ -16,10 +19,32 @@ P48 = CATALOG / "048-embedding-tied-head-padding"
 P56 = CATALOG / "056-triton-embedding-gather"
 
 
+# The longest local checks (about a minute each on an idle CI machine): started first.
+LONG_CHECKS = ["054", "058", "048"]
+
+
+@pytest.fixture(scope="module")
+def local_checks(request: pytest.FixtureRequest) -> Iterator[CheckPool]:
+    """Every local check this run selects, started at once two at a time (catalog_pool.py)."""
+    wanted: list[tuple[Path, bool]] = []
+    for item in request.session.items:
+        if getattr(item, "module", None) is not request.module:
+            continue
+        if item.originalname == "test_every_package_passes_its_check":
+            wanted.append((item.callspec.params["package_dir"], False))
+        elif item.originalname == "test_the_check_runs_the_reference_benchmark":
+            wanted.append((P48, True))
+    pool = CheckPool(wanted, first=LONG_CHECKS)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("package_dir", PACKAGES, ids=[p.name for p in PACKAGES])
-def test_every_package_passes_its_check(package_dir: Path) -> None:
-    report = check_package(load_package(package_dir), get_backend("local"), bench=False)
+def test_every_package_passes_its_check(package_dir: Path, local_checks: CheckPool) -> None:
+    report = local_checks.report(package_dir)
     if report.skipped:
         pytest.skip(report.skipped)
     assert report.ok, report.render()
@@ -29,8 +54,8 @@ def test_every_package_passes_its_check(package_dir: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_check_runs_the_reference_benchmark() -> None:
-    report = check_package(load_package(P48), get_backend("local"), bench=True)
+def test_the_check_runs_the_reference_benchmark(local_checks: CheckPool) -> None:
+    report = local_checks.report(P48, bench=True)
     (reference,) = [i for i in report.items if i.name.startswith("reference")]
     assert reference.ok and "speedup" in reference.detail, reference.detail
 

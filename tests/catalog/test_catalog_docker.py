@@ -1,5 +1,11 @@
 """The catalog through the production path: the Docker sandbox judges each package's reference
-(AC) and a tagged wrong solution (its verdict). Needs the engine and the sandbox image."""
+(AC), and a tagged solution whose verdict the sandbox itself enforces (MLE: the container's
+memory limit) gets it. Needs the engine and the sandbox image.
+
+What the local package check (test_catalog_check.py) already proves for every tagged file is not
+judged again here: a WA, RE or CE verdict comes from the same runner and the same comparison on
+either backend. Problem 56 is checked whole through Docker in test_catalog_check.py (reference,
+starter, every tagged solution, the benchmark), so it is not judged here again."""
 
 from __future__ import annotations
 
@@ -14,6 +20,10 @@ from tests.conftest import IN_CI, require_docker
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
 PACKAGES = sorted(p for p in CATALOG.iterdir() if (p / "problem.toml").is_file())
+CHECKED_WHOLE_THROUGH_DOCKER = {"056-triton-embedding-gather"}  # test_catalog_check.py
+DOCKER_PACKAGES = [p for p in PACKAGES if p.name not in CHECKED_WHOLE_THROUGH_DOCKER]
+# Verdicts the sandbox enforces (its limits), which the local backend enforces differently.
+SANDBOX_VERDICTS = {"MLE", "TLE", "OLE"}
 
 
 def require_image(image: str) -> None:
@@ -27,17 +37,17 @@ def require_image(image: str) -> None:
         pytest.skip(why)
 
 
-def _wrong_solution(package_dir: Path) -> tuple[str, Path]:
-    """The first non-AC tagged solution, preferring a memory one (the limit is the point)."""
-    wrong = [(v, f) for v, f in load_package(package_dir).solutions() if v != "AC"]
+def _sandbox_enforced_solution(package_dir: Path) -> tuple[str, Path] | None:
+    """The first tagged solution whose verdict is a sandbox limit (MLE first), if any."""
+    wrong = [(v, f) for v, f in load_package(package_dir).solutions() if v in SANDBOX_VERDICTS]
     wrong.sort(key=lambda vf: (vf[0] != "MLE", vf[0], vf[1].name))
-    return wrong[0]
+    return wrong[0] if wrong else None
 
 
 @pytest.mark.docker
 @pytest.mark.slow
-@pytest.mark.parametrize("package_dir", PACKAGES, ids=[p.name for p in PACKAGES])
-def test_docker_judges_reference_and_a_wrong_solution(package_dir: Path) -> None:
+@pytest.mark.parametrize("package_dir", DOCKER_PACKAGES, ids=[p.name for p in DOCKER_PACKAGES])
+def test_docker_judges_reference_and_a_limit_solution(package_dir: Path) -> None:
     require_docker()
     from judge_site.submissions.engine import image_for
     from sandbox.backends.base import get_backend
@@ -55,6 +65,9 @@ def test_docker_judges_reference_and_a_wrong_solution(package_dir: Path) -> None
     reference_source = inline_kernels((package_dir / "solution.py").read_text())
     reference = judge(package, reference_source, mode=Mode.SUBMIT, backend=backend, secret_seed=7)
     assert reference.verdict == Verdict.AC, reference.to_json()
-    verdict, file = _wrong_solution(package_dir)
+    limit_solution = _sandbox_enforced_solution(package_dir)
+    if limit_solution is None:
+        return  # its tagged files' verdicts are the local check's (see the module's doc)
+    verdict, file = limit_solution
     result = judge(package, file.read_text(), mode=Mode.SUBMIT, backend=backend, secret_seed=7)
     assert result.verdict == verdict, (file.name, result.to_json())
