@@ -348,6 +348,11 @@ def judge_source(
                 "with the image JUDGE_SANDBOX_IMAGES maps it to",
             )
     quiet = _QuietCpus(backend, gpu=gpu_id is not None)
+    pool = getattr(backend, "pool", None)
+    if Mode(mode) != Mode.SUBMIT or package.benchmark is None:
+        pool = None  # only a judging with a timed phase holds the refills
+    if pool is not None:
+        pool.hold()  # no refill of the sandbox this judging takes until its timing is over
     timed = TimedBackend(
         backend,
         before_timing=quiet.before,
@@ -367,6 +372,8 @@ def judge_source(
         )
     finally:
         timed.finish()
+        if pool is not None:
+            pool.resume()
     timed.clock.cut(timed.clock.phase)
     result.environment["phases"] = timed.clock.as_dict()
     if quiet.info:

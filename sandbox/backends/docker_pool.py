@@ -163,6 +163,13 @@ class WarmPool:
                 quiet = False
         return quiet
 
+    def hold(self) -> None:
+        """A judging with a timed phase begins: start no refill until its ``resume()`` (a
+        refill started now would still be importing torch on its CPU set when the timing
+        begins; it is started after the timing instead)."""
+        with self._lock:
+            self._paused += 1
+
     def resume(self) -> None:
         """A timed phase is over: thaw what ``quiet`` froze; refills may go on."""
         with self._lock:
