@@ -220,10 +220,10 @@ class DockerSandbox(Sandbox):
         except Exception:
             return False
 
-    def freeze(self) -> bool:
+    def freeze(self, pause_only: bool = False) -> bool:
         """Stop every process of the sandbox while another one is timed on its CPU set: pause
-        it (cgroup freezer), or where the engine cannot, drop it to the lowest CPU weight.
-        False when neither worked."""
+        it (cgroup freezer), or where the engine cannot (and not ``pause_only``), drop it to
+        the lowest CPU weight. False when neither worked."""
         if self._backend.can_pause:
             try:
                 self._container.pause()
@@ -234,6 +234,8 @@ class DockerSandbox(Sandbox):
                     "sandbox %s: pause failed (%s); lowering its CPU weight", self.container_id, exc
                 )
                 self._backend.can_pause = False
+        if pause_only:
+            return False
         try:
             self._container.update(cpu_shares=LOWEST_CPU_SHARES)
             self._frozen_by = "weight"

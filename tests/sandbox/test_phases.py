@@ -211,9 +211,16 @@ class FakeDockerBox:
     def has_spoken(self) -> bool:
         return self.spoken
 
-    def freeze(self) -> bool:
+    can_pause = True  # False: an engine without a cgroup freezer
+
+    def freeze(self, pause_only: bool = False) -> bool:
+        if not self.can_pause and pause_only:
+            return False
         self.frozen = True
         return True
+
+    def discard(self) -> None:
+        self.closed = True
 
     def thaw(self) -> None:
         self.frozen = False
@@ -283,6 +290,34 @@ def test_quiet_freezes_sandboxes_still_starting_and_pauses_refills(pool: Any) ->
     assert pool.ready_count() == 1  # paused: no refill while a benchmark is timed
     pool.resume()
     assert not starting.frozen
+    assert wait_until(lambda: pool.ready_count() == 2)
+
+
+def test_without_a_freezer_a_sandbox_still_starting_is_dropped_then_replaced(
+    pool: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lower CPU weight is no stop: the importing sandbox would take the CPU whenever the
+    timed one waits on the grader. It is removed, and the refill after the timing replaces it."""
+    monkeypatch.setattr(FakeDockerBox, "can_pause", False)
+    pool.take(SandboxSpec(), wait_s=0)
+    assert wait_until(lambda: pool.ready_count() == 2)
+    idle, starting = [box for _, box in pool._ready]
+    idle.spoken = True
+    pool.quiet(1.0)
+    assert starting.closed and not starting.frozen and not idle.closed
+    assert pool.ready_count() == 1
+    pool.resume()
+    assert wait_until(lambda: pool.ready_count() == 2)
+
+
+def test_a_held_pool_starts_no_refill_until_resumed(pool: Any) -> None:
+    pool.take(SandboxSpec(), wait_s=0)
+    assert wait_until(lambda: pool.ready_count() == 2)
+    pool.hold()  # a Submit begins
+    assert pool.take(SandboxSpec(), wait_s=0) is not None
+    time.sleep(4 * FakeDockerBox.START_S)
+    assert pool.ready_count() == 1
+    pool.resume()
     assert wait_until(lambda: pool.ready_count() == 2)
 
 
