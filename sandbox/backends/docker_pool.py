@@ -9,10 +9,10 @@ sandbox is used once and destroyed as usual; no submission was ever loaded into 
 Refills run in a background thread while the judging that took a sandbox goes on. A judging
 about to time its benchmark calls ``quiet()``: refills pause and it waits (bounded) for the
 pool's container start in flight and freezes its sandboxes still importing torch, which would
-otherwise share its CPU set (``docker pause``; where the engine has no freezer they are
-removed, and started again after the timing: a lower CPU weight still took the CPU whenever the
-timed sandbox waited for the grader); ``resume()`` thaws them when the judging's sandboxes are
-closed. A Submit also holds refills from its start (``hold``). A take that finds the pool empty while a refill is starting one
+otherwise share its CPU set (``docker pause``; where the engine has no freezer it waits, bounded,
+for their imports to end, and removes what is still importing then: a lower CPU weight still
+took the CPU whenever the timed sandbox waited for the grader); ``resume()`` thaws them when the
+judging's sandboxes are closed. A Submit also holds refills from its start (``hold``). A take that finds the pool empty while a refill is starting one
 waits for that one rather than start a second beside it (on a busy host two starts at once
 each take twice as long).
 
@@ -157,15 +157,18 @@ class WarmPool:
             starting = self._starting
             busy = [box for _, box in self._ready if not box.has_spoken()]
         quiet = starting == 0
-        for box in busy:
-            if box.freeze(pause_only=True):
-                with self._lock:
-                    self._frozen.append(box)
-                continue
-            # No freezer in this engine: a lower CPU weight leaves it the CPU whenever the
-            # timed sandbox waits on the grader, and each request then waits for its time slice
-            # to end (a benchmark of problem 48 took 3.4 s beside one, 1.4 s without). Drop it;
-            # the refill after the timing starts another.
+        frozen = [box for box in busy if box.freeze(pause_only=True)]
+        with self._lock:
+            self._frozen.extend(frozen)
+        busy = [box for box in busy if box not in frozen]
+        # No freezer in this engine: a lower CPU weight is no stop (it still takes the CPU
+        # whenever the timed sandbox waits on the grader, and each request then waits for its
+        # time slice: a benchmark of problem 48 took 3.4 s beside one, 1.4 s without). Wait
+        # for its import to end (the timing starts that much later), up to ``deadline``.
+        while busy and time.monotonic() < deadline:
+            time.sleep(0.02)
+            busy = [box for box in busy if not box.has_spoken()]
+        for box in busy:  # still importing at the deadline: dropped, replaced after the timing
             with self._lock:
                 self._ready = [(born, b) for born, b in self._ready if b is not box]
             box.discard()

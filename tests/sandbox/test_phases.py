@@ -293,19 +293,29 @@ def test_quiet_freezes_sandboxes_still_starting_and_pauses_refills(pool: Any) ->
     assert wait_until(lambda: pool.ready_count() == 2)
 
 
-def test_without_a_freezer_a_sandbox_still_starting_is_dropped_then_replaced(
+def test_without_a_freezer_the_timing_waits_for_an_import_or_drops_it(
     pool: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A lower CPU weight is no stop: the importing sandbox would take the CPU whenever the
-    timed one waits on the grader. It is removed, and the refill after the timing replaces it."""
+    timed one waits on the grader. Its import is waited for; one still importing at the
+    deadline is removed, and the refill after the timing replaces it."""
     monkeypatch.setattr(FakeDockerBox, "can_pause", False)
     pool.take(SandboxSpec(), wait_s=0)
     assert wait_until(lambda: pool.ready_count() == 2)
     idle, starting = [box for _, box in pool._ready]
     idle.spoken = True
-    pool.quiet(1.0)
-    assert starting.closed and not starting.frozen and not idle.closed
-    assert pool.ready_count() == 1
+    threading.Timer(0.2, lambda: setattr(starting, "spoken", True)).start()
+    began = time.monotonic()
+    pool.quiet(5.0)
+    assert 0.15 < time.monotonic() - began < 4.0  # waited for the import, not the deadline
+    assert not starting.closed and not starting.frozen and pool.ready_count() == 2
+    pool.resume()
+
+    pool.take(SandboxSpec(), wait_s=0)  # hand one out; its replacement never says hello
+    assert wait_until(lambda: pool.ready_count() == 2)
+    late = next(box for _, box in pool._ready if not box.spoken)
+    pool.quiet(0.3)
+    assert late.closed and pool.ready_count() == 1
     pool.resume()
     assert wait_until(lambda: pool.ready_count() == 2)
 
