@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 POOLED_LABEL = "tensor-judge.pooled"
+# A refill starts the next sandbox once the last one has said hello (its torch import done),
+# or after this long.
+IMPORT_WAIT_S = 15.0
 # The host name of the worker that started a pooled sandbox (its container's, under compose).
 OWNER_LABEL = "tensor-judge.pool-owner"
 
@@ -235,11 +238,25 @@ class WarmPool:
             self._ready = [(b, box) for b, box in self._ready if now - b <= self.max_idle_s]
         for box in expired:
             box.close()
+        import_wait_until: float | None = None
         while template is not None and not self._closed:
             with self._lock:
                 if self._paused or len(self._ready) >= self.size:
                     return  # resume() or the next take wakes the thread again
-                self._starting += 1
+                # One import at a time: two on the worker's one CPU each take twice as long,
+                # and the next judging would find neither warm.
+                wait = False
+                if any(not box.has_spoken() for _, box in self._ready):
+                    now = time.monotonic()
+                    if import_wait_until is None:
+                        import_wait_until = now + IMPORT_WAIT_S
+                    wait = now < import_wait_until
+                if not wait:
+                    import_wait_until = None
+                    self._starting += 1
+            if wait:
+                time.sleep(0.02)
+                continue
             # Limited only by max idle: the wall clock re-arms at hand-out.
             spec = replace(
                 template,

@@ -235,10 +235,12 @@ class FakeDockerBox:
 @pytest.fixture
 def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     import sandbox.backends.docker as docker_backend
+    from sandbox.backends import docker_pool
     from sandbox.backends.docker_pool import WarmPool
 
     FakeDockerBox.made = []
     monkeypatch.setattr(docker_backend, "DockerSandbox", FakeDockerBox)
+    monkeypatch.setattr(docker_pool, "IMPORT_WAIT_S", 0.0)  # fakes never finish importing
 
     class Owner:
         image = "fake"
@@ -317,6 +319,21 @@ def test_without_a_freezer_the_timing_waits_for_an_import_or_drops_it(
     pool.quiet(0.3)
     assert late.closed and pool.ready_count() == 1
     pool.resume()
+    assert wait_until(lambda: pool.ready_count() == 2)
+
+
+def test_a_refill_starts_the_next_sandbox_once_the_last_one_has_imported(
+    pool: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sandbox.backends import docker_pool
+
+    monkeypatch.setattr(docker_pool, "IMPORT_WAIT_S", 30.0)
+    pool.take(SandboxSpec(), wait_s=0)
+    assert wait_until(lambda: pool.ready_count() == 1)
+    time.sleep(4 * FakeDockerBox.START_S)
+    assert pool.ready_count() == 1  # the first is still importing: no second beside it
+    first = pool._ready[0][1]
+    first.spoken = True
     assert wait_until(lambda: pool.ready_count() == 2)
 
 
