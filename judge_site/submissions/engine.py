@@ -58,8 +58,10 @@ QUIET_WAIT_S = 10.0
 TIMING_LOCK_WAIT_S = 120.0
 # A timing during which some task of the host waited for a CPU more than this share of the
 # time (Linux PSI, host-wide) is said contended: something outside the judge's sandboxes (or
-# another worker's grader) wanted the CPUs.
-CONTENDED_CPU_PRESSURE = 0.10
+# another worker's grader) wanted the CPUs. A timing alone on an idle 2-core host reads
+# 0.11-0.20 by itself (the grader and the sandboxes hand the one CPU back and forth), one
+# beside a torch import 0.6-0.8.
+CONTENDED_CPU_PRESSURE = 0.30
 
 # This worker's Celery node name ("cpu@host"), set when the worker starts: every sandbox it
 # starts carries it as the label WORKER_LABEL, so that the same worker, restarted after dying
@@ -206,7 +208,12 @@ def pin_worker_process(index: int) -> str | None:
         from sandbox.backends.cpu_sets import parse_cpu_list
 
         try:
-            os.sched_setaffinity(0, parse_cpu_list(cpuset))
+            cpus = parse_cpu_list(cpuset)
+            os.sched_setaffinity(0, cpus)
+            # The grader's own torch (reference runs, comparisons) gets as many threads as the
+            # set has CPUs: a thread pool sized before pinning spun on a CPU it no longer had
+            # (re-verification 10x slower). Set before torch is first imported here.
+            os.environ.setdefault("OMP_NUM_THREADS", str(len(cpus)))
         except (AttributeError, OSError, ValueError) as exc:  # a set outside this container
             log.warning("worker process %d: cannot pin itself to CPUs %s: %s", index, cpuset, exc)
     log.info("worker process %d: sandboxes on CPUs %s", index, cpuset or "any")
