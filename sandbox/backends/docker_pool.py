@@ -40,8 +40,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 POOLED_LABEL = "tensor-judge.pooled"
-# A refill starts the next sandbox once the last one has said hello (its torch import done),
-# or after this long.
+# A refill starts the next sandbox once the last one has said hello (its torch import done)
+# or has been importing for IMPORT_OVERLAP_S (an import takes 1.3-2 s of one CPU), and at the
+# latest after IMPORT_WAIT_S.
+IMPORT_OVERLAP_S = 1.0
 IMPORT_WAIT_S = 15.0
 # The host name of the worker that started a pooled sandbox (its container's, under compose).
 OWNER_LABEL = "tensor-judge.pool-owner"
@@ -243,11 +245,16 @@ class WarmPool:
             with self._lock:
                 if self._paused or len(self._ready) >= self.size:
                     return  # resume() or the next take wakes the thread again
-                # One import at a time: two on the worker's one CPU each take twice as long,
-                # and the next judging would find neither warm.
+                # Imports one after another: two on the worker's one CPU each take twice as
+                # long, and the next judging would find neither warm. The next container starts
+                # once the last import has run IMPORT_OVERLAP_S (its start, mostly the engine's
+                # work, overlaps the end of that import and the CPU is never idle in a burst).
+                now = time.monotonic()
                 wait = False
-                if any(not box.has_spoken() for _, box in self._ready):
-                    now = time.monotonic()
+                if any(
+                    not box.has_spoken() and now - born < IMPORT_OVERLAP_S
+                    for born, box in self._ready
+                ):
                     if import_wait_until is None:
                         import_wait_until = now + IMPORT_WAIT_S
                     wait = now < import_wait_until

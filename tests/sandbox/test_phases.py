@@ -328,6 +328,7 @@ def test_a_refill_starts_the_next_sandbox_once_the_last_one_has_imported(
     from sandbox.backends import docker_pool
 
     monkeypatch.setattr(docker_pool, "IMPORT_WAIT_S", 30.0)
+    monkeypatch.setattr(docker_pool, "IMPORT_OVERLAP_S", 30.0)
     pool.take(SandboxSpec(), wait_s=0)
     assert wait_until(lambda: pool.ready_count() == 1)
     time.sleep(4 * FakeDockerBox.START_S)
@@ -335,6 +336,11 @@ def test_a_refill_starts_the_next_sandbox_once_the_last_one_has_imported(
     first = pool._ready[0][1]
     first.spoken = True
     assert wait_until(lambda: pool.ready_count() == 2)
+    # ... or once it has imported for IMPORT_OVERLAP_S
+    monkeypatch.setattr(docker_pool, "IMPORT_OVERLAP_S", 0.3)
+    pool.take(SandboxSpec(), wait_s=0)
+    pool.take(SandboxSpec(), wait_s=0)
+    assert wait_until(lambda: pool.ready_count() == 2, timeout_s=5.0)
 
 
 def test_a_held_pool_starts_no_refill_until_resumed(pool: Any) -> None:
