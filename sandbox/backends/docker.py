@@ -93,6 +93,7 @@ class DockerSandbox(Sandbox):
         self._output_cap = spec.output_kib * 1024 + STDERR_SLACK_BYTES
         self._container: Any = None
         self._pooled = False  # started ahead by the warm pool, handed out by rearm()
+        self._heard = False  # the runner's first stdout bytes arrived (set by the reading thread)
         self._frozen_by = ""  # "pause" | "weight" while frozen (see freeze)
         self._sock: socket.socket | None = None
         self._timer: threading.Timer | None = None
@@ -182,6 +183,11 @@ class DockerSandbox(Sandbox):
     def cpuset(self) -> str | None:
         """The CPUs this sandbox runs on: its spec's, else its backend's (None: any)."""
         return self._spec.cpuset or self._backend.cpuset
+
+    def heard(self) -> bool:
+        """Whether the runner's first output has been read, by whichever thread reads the
+        channel (another thread may ask: this touches no socket)."""
+        return self._heard
 
     def has_spoken(self) -> bool:
         """Whether the runner has written anything yet (a pooled runner writes its hello once
@@ -490,6 +496,7 @@ class DockerSandbox(Sandbox):
             data = bytes(mux[MUX_HEADER.size : MUX_HEADER.size + size])
             del mux[: MUX_HEADER.size + size]
             if stream == STDOUT:
+                self._heard = True
                 self._stdout += data
             elif stream == STDERR:
                 self._stderr_total += len(data)

@@ -72,6 +72,9 @@ class WarmPool:
         self._refilling = False  # the refill thread was woken and has not finished
         self._paused = 0  # judgings timing their benchmark (refills wait)
         self._frozen: list[DockerSandbox] = []  # warm sandboxes paused during a timing
+        # Handed out while still importing torch (a judging waits for its hello): their import
+        # holds back the next refill's as one in the pool would (``heard``: no socket access).
+        self._handed: list[tuple[float, DockerSandbox]] = []
         self._changed = threading.Condition(self._lock)
         self.hits = 0
         self.misses = 0
@@ -114,6 +117,9 @@ class WarmPool:
                 found = None
         if found is not None:
             self.hits += 1
+            if not found.has_spoken():  # handed out mid-import: the next refill waits for it
+                with self._lock:
+                    self._handed.append((time.monotonic(), found))
         else:
             self.misses += 1
         self._ensure_thread()
@@ -250,8 +256,13 @@ class WarmPool:
                 # once the last import has run IMPORT_OVERLAP_S (its start, mostly the engine's
                 # work, overlaps the end of that import and the CPU is never idle in a burst).
                 now = time.monotonic()
+                self._handed = [
+                    (born, box)
+                    for born, box in self._handed
+                    if not box.heard() and now - born < IMPORT_OVERLAP_S
+                ]
                 wait = False
-                if any(
+                if self._handed or any(
                     not box.has_spoken() and now - born < IMPORT_OVERLAP_S
                     for born, box in self._ready
                 ):

@@ -211,6 +211,9 @@ class FakeDockerBox:
     def has_spoken(self) -> bool:
         return self.spoken
 
+    def heard(self) -> bool:
+        return self.spoken
+
     can_pause = True  # False: an engine without a cgroup freezer
 
     def freeze(self, pause_only: bool = False) -> bool:
@@ -341,6 +344,25 @@ def test_a_refill_starts_the_next_sandbox_once_the_last_one_has_imported(
     pool.take(SandboxSpec(), wait_s=0)
     pool.take(SandboxSpec(), wait_s=0)
     assert wait_until(lambda: pool.ready_count() == 2, timeout_s=5.0)
+
+
+def test_a_sandbox_handed_out_mid_import_holds_back_the_next_import(
+    pool: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a burst every sandbox is taken while it imports: the refill still starts the next one
+    only once the taken one has been heard from (or has imported for IMPORT_OVERLAP_S)."""
+    from sandbox.backends import docker_pool
+
+    monkeypatch.setattr(docker_pool, "IMPORT_WAIT_S", 30.0)
+    monkeypatch.setattr(docker_pool, "IMPORT_OVERLAP_S", 30.0)
+    pool.take(SandboxSpec(), wait_s=0)  # learns the limits, starts one
+    assert wait_until(lambda: pool.ready_count() == 1)
+    taken = pool.take(SandboxSpec(), wait_s=0)
+    assert taken is not None and not taken.spoken
+    time.sleep(4 * FakeDockerBox.START_S)
+    assert pool.ready_count() == 0  # nothing started beside the import of the taken one
+    taken.spoken = True  # its judging read the hello
+    assert wait_until(lambda: pool.ready_count() == 1)
 
 
 def test_a_held_pool_starts_no_refill_until_resumed(pool: Any) -> None:
