@@ -314,11 +314,24 @@ class DockerSandbox(Sandbox):
     def close(self) -> SandboxExit:
         if self._exit is not None:
             return self._exit
+        return self._tear_down(collect=True)
+
+    def discard(self) -> None:
+        """``close`` in one engine call (a forced remove kills and removes): for a sandbox
+        whose runner said goodbye, removed after the verdict. Its exit is not collected."""
+        if self._exit is None:
+            self._tear_down(collect=False)
+
+    def _tear_down(self, collect: bool) -> SandboxExit:
+        """Stop the wall clock, learn how it ended (``collect``: kill, wait, read the last
+        stderr; else nothing), close the channel, remove the container, release the GPU."""
         with self._lock:
             self._closed = True
         if self._timer is not None:
             self._timer.cancel()
-        exit_info = self._collect_exit(kill=True)
+        exit_info = (
+            self._collect_exit(kill=True) if collect else SandboxExit(None, False, True, "", False)
+        )
         # The socket object only lets go of its fd once the SocketIO wrapped around it by the
         # HTTP layer is closed too (socket._io_refs): close both, or every judging leaks one.
         for closable in (getattr(self, "_raw", None), self._sock):
@@ -336,30 +349,6 @@ class DockerSandbox(Sandbox):
             self._gpu_lock.release()
         self._exit = exit_info
         return exit_info
-
-    def discard(self) -> None:
-        """``close`` in one engine call (a forced remove kills and removes): for a sandbox
-        whose runner said goodbye, removed after the verdict. Its exit is not collected."""
-        if self._exit is not None:
-            return
-        with self._lock:
-            self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-        for closable in (getattr(self, "_raw", None), self._sock):
-            if closable is not None:
-                with contextlib.suppress(OSError):
-                    closable.close()
-        if self._container is not None:
-            try:
-                self._container.remove(force=True)
-            except NotFound:
-                pass
-            except Exception as exc:  # the reaper finishes
-                log.warning("sandbox %s: remove failed: %s", self.container_id, exc)
-        if self._gpu_lock is not None:
-            self._gpu_lock.release()
-        self._exit = SandboxExit(None, False, True, "", False)
 
     def _drain(self, budget_s: float) -> None:
         """Read what is left on the socket (the last stderr lines), bounded in time and size."""
