@@ -8,9 +8,10 @@ sandbox from the warm pool instead of two, and skips a runner start (a container
 import, 1-3 s of CPU on the judging's own CPU set).
 
 The grader needs no change: ``KeptSandbox`` replays the runner's hello to each new judging
-and answers its goodbye itself (the runner stays up); ``close`` gives the sandbox back to the
-keeper when nothing went wrong with it, and destroys it otherwise (any channel error, a
-timeout, a judging that ended without its goodbye). The next judging's ``load`` replaces the
+and answers its goodbye itself (the runner stays up). The goodbye gives the sandbox back to the
+keeper when nothing went wrong with it (at once, not when the judging's sandboxes are removed
+after its verdict, so a Submit right after finds it); ``close`` destroys it otherwise (any
+channel error, a timeout, a judging that ended without its goodbye). The next judging's ``load`` replaces the
 loaded module (sandbox/runner.py).
 
 Bounds: a kept sandbox is retired once ``max_age_s`` has passed since it started (the orphan
@@ -20,15 +21,12 @@ it has sat idle for ``max_idle_s``; GPU sandboxes are never kept (each holds its
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Hashable
 
 from sandbox import framing
 from sandbox.backends.base import Sandbox, SandboxError, SandboxExit, SandboxSpec
-
-log = logging.getLogger(__name__)
 
 _GOODBYE = framing.encode_frame({"ok": True})
 
@@ -153,7 +151,12 @@ class KeptSandbox(Sandbox):
         if self._said_bye:
             raise SandboxError("the judging already said goodbye to this sandbox")
         if _is_goodbye(frame):
-            self._said_bye = True  # answered by recv; the runner stays up for the next
+            # Answered by recv; the runner stays up for the next judging, to which it goes
+            # back now: nothing of this judging touches it after its goodbye.
+            self._said_bye = True
+            if self._healthy and self._kept.hello is not None:
+                self._done = True
+                self._keeper.give_back(self._kept, self._key)
             return
         try:
             self._kept.box.send(frame)
@@ -177,16 +180,15 @@ class KeptSandbox(Sandbox):
         return frame
 
     def close(self) -> SandboxExit:
+        """Destroy it, unless its goodbye already gave it back to the keeper (a judging that
+        ended without one, or after a fault, leaves a runner in a state nobody knows)."""
         if self._done:
             return SandboxExit(None, False, False, "", False)
         self._done = True
-        if self._healthy and self._said_bye and self._kept.hello is not None:
-            self._keeper.give_back(self._kept, self._key)
-            return SandboxExit(None, False, False, "", False)
         return self._kept.box.close()
 
     def discard(self) -> None:
-        self.close()  # kept for the next judging when whole, else destroyed
+        self.close()
 
     def quiet(self, on: bool) -> bool:
         return self._kept.box.quiet(on)
