@@ -121,13 +121,13 @@ def _randn(spec: dict[str, Any], gen: torch.Generator) -> torch.Tensor:
 def _randn_into(spec: dict[str, Any], gen: torch.Generator, reuse: Any) -> torch.Tensor:
     shape = _shape(spec["randn"])
     numel = math.prod(shape)
+    dtype = _dtype(spec, "float32")
     if MIX_MIN_NUMEL <= numel <= MIX_MAX_NUMEL:
-        out = _reusable(reuse, shape) if _dtype(spec, "float32") == torch.float32 else None
+        out = _reusable(reuse, shape) if dtype == torch.float32 else None
         values = mixed_normal(numel, gen, out).view(shape)
     else:
         values = torch.randn(shape, generator=gen, dtype=torch.float32)
     scale = float(spec.get("scale", 1.0))
-    dtype = _dtype(spec, "float32")
     if scale != 1.0:
         values = values.mul_(scale)
     return values if dtype == torch.float32 else values.to(dtype)

@@ -32,8 +32,13 @@ def spread(values: list[float]) -> float:
     return (q3 - q1) / 2 / median if median > 0 else 0.0
 
 
+def paired_ratios(numerators: list[int], denominators: list[int]) -> list[float]:
+    """``numerators[i] / denominators[i]`` for each round (a pair with a non-positive
+    denominator is left out)."""
+    return [n / d for n, d in zip(numerators, denominators, strict=True) if d > 0]
+
+
 def paired_ratio(numerators: list[int], denominators: list[int]) -> float:
-    """The median of ``numerators[i] / denominators[i]`` (one pair per round; a pair with a
-    non-positive denominator is left out)."""
-    ratios = [n / d for n, d in zip(numerators, denominators, strict=True) if d > 0]
+    """The median of the :func:`paired_ratios` (0 when there is none)."""
+    ratios = paired_ratios(numerators, denominators)
     return statistics.median(ratios) if ratios else 0.0

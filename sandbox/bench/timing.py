@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sandbox.bench.stats import relative_error
+from sandbox.bench.stats import paired_ratios, relative_error
 from sandbox.contracts import TestResult
 from sandbox.problem import BenchShape
 
@@ -176,9 +176,7 @@ class Rounds:
     def precision(self) -> float:
         """The relative standard error of the speedup's estimate, the median of the rounds'
         ratios (baseline / submission)."""
-        ratios = [
-            b / s for b, s in zip(self.base.times_ns, self.sub.times_ns, strict=True) if s > 0
-        ]
+        ratios = paired_ratios(self.base.times_ns, self.sub.times_ns)
         return relative_error(ratios) if len(ratios) == len(self.sub.times_ns) else math.inf
 
     def run(self, min_measured: int, budget_s: float, target_rel_error: float) -> TestResult | None:
