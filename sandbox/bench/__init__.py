@@ -104,7 +104,7 @@ def bench_shape(
     if finding.trust == Trust.REJECTED:
         # Confirm before rejecting: a burst of load on a busy machine can inflate every gap of
         # a short series, while hidden work inflates every gap of any series. More rounds can
-        # only lower the minima the check compares, so noise clears and a cheat stays.
+        # only sharpen the medians the check compares, so noise clears and a cheat stays.
         wrong = rounds.run(policy.confirm_rounds, min(budget_s, policy.confirm_budget_s), target)
         if wrong is not None:
             return None, wrong

@@ -347,6 +347,22 @@ def test_work_done_while_the_inputs_are_built_is_caught_by_their_round_trips() -
     assert check_times(sub, base).trust == Trust.VERIFIED
 
 
+def test_input_builds_faster_by_luck_in_the_baseline_charge_nothing() -> None:
+    """Seen on an idle machine: one of a baseline's ten input builds took 1.7 ms, the others
+    2.2-2.6 ms, like the submission's; compared at their minima, a correct solution was charged
+    0.6 ms a call (a third of its speedup). Low quartiles are compared; work ahead in every
+    call still shows."""
+    base = _series([1_200] * 10, [300] * 10)
+    base.prepares_ns = [1_718_710, 2_171_843, 2_345_390, 2_583_914, 2_598_776,
+                        2_610_000, 2_640_000, 2_700_000, 2_750_000, 2_800_000]  # fmt: skip
+    sub = _series([1_180] * 10, [300] * 10)
+    sub.prepares_ns = [1_356_000, 1_692_000, 1_911_000, 1_953_000, 1_954_000,
+                       1_970_000, 1_983_000, 2_018_000, 2_059_000, 2_272_000]  # fmt: skip
+    assert check_times(sub, base).trust == Trust.VERIFIED
+    sub.prepares_ns = [p + 1_500_000 for p in sub.prepares_ns]  # 1.5 ms of work in each build
+    assert check_times(sub, base).rule == "prepare_excess"
+
+
 def test_slower_input_building_is_charged_to_a_slow_submission_not_rejected() -> None:
     """On a busy machine honest code that runs long can find its inputs built a little slower
     (seen: 0.3 ms more for a 3 ms Python loop): charged to its time, not called cheating."""
