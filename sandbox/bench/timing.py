@@ -33,10 +33,13 @@ if TYPE_CHECKING:
     from sandbox.session import Session
 
 WARMUP_ROUNDS = 3
-MIN_ROUNDS = 10
+# At least 20 measured rounds: the precision of a median estimated from the quartiles of 10
+# ratios is itself a guess, and stopped there by luck, the same correct file of 48 ranged over
+# 0.90-1.07 from one judging to the next.
+MIN_ROUNDS = 20
 MAX_ROUNDS = 5_000
 QUIET_WARMUP_ROUNDS = 2  # baseline calls with the student's sandbox stopped: not measured
-QUIET_ROUNDS = 7  # then measured: the quiet baseline
+QUIET_ROUNDS = 15  # then measured: the quiet baseline (7 ranged over 0.80-1.14 of the rounds' median)
 QUIET_MAX_IDLE_S = 0.02  # the longest idle between two of its calls (bounds its duration)
 VERIFY_PROBABILITY = 0.1  # besides every call at or below the running median
 SUBMISSION, BASELINE = "submission", "baseline"

@@ -48,7 +48,7 @@ class TrustPolicy:
     # fraction of its own median time; beyond it the timing is rejected.
     charge_max_fraction: float = 0.5
     # The baseline's figure: at most its quiet median (student's sandbox stopped) plus this
-    # fraction of it (load drift between the quiet and the interleaved rounds, noise of 7 calls).
+    # fraction of it (load drift between the quiet and the interleaved rounds, noise of its 15 calls).
     quiet_slack_fraction: float = 0.05
     # The interleaved baseline's median AND minimum more than this fraction above the quiet
     # ones: charged (a spinner on one CPU doubles both; honest code on a host at 60 % CPU
