@@ -65,7 +65,11 @@ def test_the_reference_is_accepted_with_a_benchmark(
     assert [t.name for t in result.tests] == ["small", "bf16", "shapes differ", "large", "grad"]
     bench = result.benchmark
     assert bench is not None and bench.trust == Trust.VERIFIED and bench.repetitions >= 7
-    assert 0.2 < bench.speedup < 5, bench
+    # The reference makes two kernels (a temporary, then the sum) where the baseline makes one
+    # fused add: 0.15-0.73 over eight judgings while an image built beside them, and a CI run
+    # under load measured 0.13. Only a gross error can be asserted (ns taken for ms).
+    assert 0.02 < bench.speedup < 50, bench
+    assert bench.speedup == pytest.approx(bench.baseline_ms / bench.submission_ms, rel=1e-6)
     env = result.environment
     assert env["baseline_sandbox"] == "local", "the baseline ran in a sandbox of its own"
     assert env["backend"] == "local" and env["device"] == "cpu" and env["torch"].startswith("2.")
