@@ -259,13 +259,19 @@ def check_package(
 
     no_bench = dataclasses.replace(package, benchmark=None)
     hidden_only = _hidden_only(package)
+    # One secret for every file: the reference's observation of each test is computed once
+    # (by the first judging) and compared against by all of them.
+    expected: dict[tuple[str, int], dict[str, Any]] = {}
 
     def run(pkg: ProblemPackage, file: Path, trusted: bool = False) -> tuple[JudgeResult, float]:
         started = time.monotonic()
         source = file.read_text()
         if trusted:  # the package's own reference: its kernels imports become their source
             source = inline_kernels(source, filename=str(file))
-        result = judge(pkg, source, mode=Mode.SUBMIT, backend=backend, secret_seed=secret_seed)
+        result = judge(
+            pkg, source, mode=Mode.SUBMIT, backend=backend, secret_seed=secret_seed,
+            expected_cache=expected,
+        )
         return result, time.monotonic() - started
 
     ref_pkg = no_bench
