@@ -23,8 +23,9 @@ not:
 * the trust rules (sandbox/bench/trust.py) compare its reported times with the grader's
   clock and the time it spends outside its clock with the baseline's;
 * the baseline's figure is capped at its times with the student's sandbox stopped (the quiet
-  baseline, timed after the rounds at their cadence): code left running between the student's calls on the shared CPUs
-  cannot slow the baseline to its gain.
+  baseline, timed halfway through the rounds and after them, at their cadence; the slower
+  block counts): code left running between the student's calls on the shared CPUs cannot
+  slow the baseline to its gain.
 
 A rejected timing's speedup compares the baseline with the grader's own round trip of the
 submission (which errs on the slow side) and says so (``Trust.REJECTED``).
@@ -35,6 +36,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+import time
 from typing import TYPE_CHECKING
 
 from sandbox.bench.stats import paired_ratio, quartiles, relative_error, spread
@@ -45,6 +47,7 @@ from sandbox.bench.timing import (
     Series,
     Timed,
     quiet_baseline,
+    slower_block,
 )
 from sandbox.bench.trust import POLICY, TrustPolicy, baseline_quiet_cap, check_times, merged
 from sandbox.bench.verify import Verifier, comparison_case
@@ -97,7 +100,20 @@ def bench_shape(
         rng,
         lambda timed: verifier.check(sub_session, timed, timeout_s),
     )
-    wrong = rounds.run(MIN_ROUNDS, budget_s, target)
+    # The quiet baseline is taken twice, halfway through the minimum rounds and after the
+    # last one; the cap compares with the slower block (sandbox/bench/timing.py).
+    started = time.monotonic()
+    wrong = rounds.run(MIN_ROUNDS // 2, budget_s / 2, math.inf)
+    if wrong is not None:
+        return None, wrong
+    quiet_blocks = [
+        quiet_baseline(
+            sub_session, base_session, shape, baseline_fn, device, timeout_s, rng,
+            cadence_s(rounds.sub),
+        )
+    ]
+    left_s = max(0.0, budget_s - (time.monotonic() - started))
+    wrong = rounds.run(MIN_ROUNDS - MIN_ROUNDS // 2, left_s, target)
     if wrong is not None:
         return None, wrong
     finding = check_times(rounds.sub, rounds.base, policy)
@@ -112,17 +128,13 @@ def bench_shape(
     sub, base = rounds.sub, rounds.base
     # The quiet baseline keeps the rounds' cadence: between its calls, the time the
     # submission's calls took (an idle CPU between calls slows a microseconds-long call).
-    idle_s = min(
-        QUIET_MAX_IDLE_S,
-        statistics.median(p + rt for p, rt in zip(sub.prepares_ns, sub.round_trips_ns, strict=True))
-        / 1e9
-        if sub.round_trips_ns
-        else 0.0,
+    quiet_blocks.append(
+        quiet_baseline(
+            sub_session, base_session, shape, baseline_fn, device, timeout_s, rng,
+            cadence_s(sub),
+        )
     )
-    quiet = quiet_baseline(
-        sub_session, base_session, shape, baseline_fn, device, timeout_s, rng, idle_s
-    )
-    base_ns, capped = baseline_quiet_cap(base, quiet, policy)
+    base_ns, capped = baseline_quiet_cap(base, slower_block(quiet_blocks), policy)
     finding = merged(finding, capped)
     base_ms = base_ns / 1e6
     common = {
@@ -170,6 +182,17 @@ def bench_shape(
         note=finding.message,
         **common,  # type: ignore[arg-type]
     ), None
+
+
+def cadence_s(series: Series) -> float:
+    """How long one of ``series``'s calls took, input build included (at most
+    ``QUIET_MAX_IDLE_S``): the idle between the calls of a quiet block."""
+    if not series.round_trips_ns:
+        return 0.0
+    typical = statistics.median(
+        p + rt for p, rt in zip(series.prepares_ns, series.round_trips_ns, strict=True)
+    )
+    return min(QUIET_MAX_IDLE_S, typical / 1e9)
 
 
 def combine(results: list[BenchmarkResult]) -> BenchmarkResult:

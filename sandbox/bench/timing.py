@@ -6,12 +6,19 @@ image, same limits, same CPU set), loaded with the trusted kernels source, so no
 can touch it. The grader drives both in alternation; only one is ever timing.
 
 The two share a CPU set, so code the student left running between its own timed calls (a
-thread, a child process) would slow the baseline's. After the interleaved rounds of a shape,
-``quiet_baseline`` times a few baseline calls with the student's sandbox stopped
-(``Sandbox.quiet``: two backend calls per shape), the yardstick of the rule
-``baseline_quiet_cap`` (sandbox/bench/trust.py). It keeps the rounds' cadence, idle between
-calls as long as the submission's calls took: back to back, a call of ~40 us measured 1.3-1.5x
-faster than in the rounds (CPU idle between calls); at the cadence, within noise.
+thread, a child process) would slow the baseline's. Halfway through the minimum rounds of a
+shape and again after the last, ``quiet_baseline`` times a few baseline calls with the
+student's sandbox stopped (``Sandbox.quiet``: two backend calls per block), the yardstick of
+the rule ``baseline_quiet_cap`` (sandbox/bench/trust.py): the slower of the two blocks
+(``slower_block``). One block after the rounds was not enough: the machine's speed drifts
+(on this VM, problem 48's baseline ran at 2.5-2.8 ms for a while, then at 1.9-2.2 ms), and a
+block taken in a faster moment than the rounds capped an honest baseline (by 0.41-0.997). In
+alternating runs of 14-16 correct Submits of 48 on an idle machine, one block after the
+rounds capped 3 of 28, 10 of 32 and 8 of 32 shapes (speedup CV 1.9, 4.1, 9.4 %); two blocks,
+2 of 28, 0 of 32 and 3 of 32 (CV 2.0, 1.7, 3.7 %), for about 0.15 s more. Each block keeps the
+rounds' cadence, idle between calls as long as the submission's calls took: back to back, a
+call of ~40 us measured 1.3-1.5x faster than in the rounds (CPU idle between calls); at the
+cadence, within noise.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import bisect
 import math
 import random
 import secrets
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,7 +47,7 @@ WARMUP_ROUNDS = 3
 MIN_ROUNDS = 20
 MAX_ROUNDS = 5_000
 QUIET_WARMUP_ROUNDS = 2  # baseline calls with the student's sandbox stopped: not measured
-QUIET_ROUNDS = 15  # then measured: the quiet baseline (7 ranged over 0.80-1.14 of the rounds' median)
+QUIET_ROUNDS = 10  # then measured, per quiet block (two blocks per shape)
 QUIET_MAX_IDLE_S = 0.02  # the longest idle between two of its calls (bounds its duration)
 VERIFY_PROBABILITY = 0.1  # besides every call at or below the running median
 SUBMISSION, BASELINE = "submission", "baseline"
@@ -146,6 +154,15 @@ def quiet_baseline(
     finally:
         box.quiet(False)
     return series
+
+
+def slower_block(blocks: list[Series | None]) -> Series | None:
+    """Of the quiet blocks taken (None: the backend could not stop the student's sandbox),
+    the one with the larger median: the student's sandbox was stopped during each, so neither
+    can be slowed by it, and the slower one is the machine's state closer to a slow moment of
+    the rounds. None when no block was taken."""
+    taken = [block for block in blocks if block is not None and block.times_ns]
+    return max(taken, key=lambda block: statistics.median(block.times_ns)) if taken else None
 
 
 # check(timed) -> a WA test result when the submission's timed output was wrong, else None.

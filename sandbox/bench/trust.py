@@ -16,8 +16,9 @@ that no student code ever touches (sandbox/bench/timing.py), so its series is th
 
 * ``baseline_quiet_cap``: the two sandboxes share a CPU set, so code the student leaves running
   between its own timed calls (a spinning thread, a child process) slows the baseline's calls
-  (up to 2x on one CPU). After the interleaved rounds the baseline is timed with the student's
-  sandbox stopped, at the rounds' cadence (the quiet baseline, sandbox/bench/timing.py); the baseline's figure is never
+  (up to 2x on one CPU). Halfway through the rounds and after them the baseline is timed with
+  the student's sandbox stopped, at the rounds' cadence (the quiet baseline: the slower of the
+  two blocks, sandbox/bench/timing.py); the baseline's figure is never
   above the quiet median by more than ``quiet_slack_fraction``, so slowing it gains at most
   that. Beyond ``quiet_charge_fraction`` the result is marked charged and says why (honest
   code on a busy machine stays below it; a spinner on one CPU doubles the baseline).

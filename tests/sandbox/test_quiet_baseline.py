@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from sandbox.backends.base import Backend, SandboxSpec
-from sandbox.bench.timing import QUIET_ROUNDS, QUIET_WARMUP_ROUNDS, Series, quiet_baseline
+from sandbox.bench.timing import (
+    QUIET_ROUNDS,
+    QUIET_WARMUP_ROUNDS,
+    Series,
+    quiet_baseline,
+    slower_block,
+)
 from sandbox.bench.trust import POLICY, Finding, baseline_quiet_cap, merged
 from sandbox.contracts import Trust
 from sandbox.problem import BenchShape
@@ -135,3 +141,16 @@ def test_the_local_backend_stops_and_continues_the_runner(local_backend: Backend
         assert box.quiet(False)
         assert _wait_state(pid, "T") != "T"
     assert not box.quiet(True)  # gone: nothing to stop
+
+
+def test_the_cap_compares_with_the_slower_quiet_block() -> None:
+    fast, slow = series([1.0, 1.0, 1.1]), series([1.3, 1.2, 1.3])
+    assert slower_block([fast, slow]) is slow and slower_block([slow, fast]) is slow
+    assert slower_block([None, fast]) is fast and slower_block([Series(), fast]) is fast
+    assert slower_block([None, None]) is None
+    # Rounds at 1.25 ms, a block at 1.0 and one at 1.3: nothing capped (the old single block
+    # after the rounds, taken in the faster moment, capped it at 1.05).
+    base = series([1.25] * 5)
+    figure, finding = baseline_quiet_cap(base, slower_block([slow, fast]))
+    assert figure == pytest.approx(1.25e6) and finding is None
+    assert baseline_quiet_cap(base, fast)[0] == pytest.approx(1.0e6 * 1.05)
