@@ -46,6 +46,11 @@ WARMUP_ROUNDS = 3
 # 0.90-1.07 from one judging to the next.
 MIN_ROUNDS = 20
 MAX_ROUNDS = 5_000
+# Then, past the package's target_rel_error, rounds go on until the speedup's relative error
+# is under FINE_REL_ERROR or the shape has run FINE_BUDGET_S in all (the package's budget
+# bounds both).
+FINE_REL_ERROR = 0.01
+FINE_BUDGET_S = 0.6
 QUIET_WARMUP_ROUNDS = 2  # baseline calls with the student's sandbox stopped: not measured
 QUIET_ROUNDS = 10  # then measured, per quiet block (two blocks per shape)
 QUIET_MAX_IDLE_S = 0.02  # the longest idle between two of its calls (bounds its duration)
@@ -58,6 +63,9 @@ class Series:
     times_ns: list[int] = field(default_factory=list)  # as reported by the sandbox
     round_trips_ns: list[int] = field(default_factory=list)  # the grader's clock
     prepares_ns: list[int] = field(default_factory=list)  # round trips of the input builds
+    # as reported: how long the sandbox's threads waited for a CPU during each call (-1: not
+    # known); believed of the baseline's sandbox only
+    waited_ns: list[int] = field(default_factory=list)
 
     @property
     def gaps_ns(self) -> list[int]:
@@ -67,6 +75,7 @@ class Series:
         self.times_ns.append(timed.reported_ns)
         self.round_trips_ns.append(timed.round_trip_ns)
         self.prepares_ns.append(timed.prepare_ns)
+        self.waited_ns.append(timed.waited_ns)
 
 
 @dataclass
@@ -80,6 +89,7 @@ class Timed:
     round_trip_ns: int
     digest: str
     prepare_ns: int = 0  # round trip of the input build
+    waited_ns: int = -1  # reported: its threads' wait for a CPU during the call (-1: unknown)
 
 
 def time_one(
@@ -116,6 +126,7 @@ def time_one(
     if type(reported) is not int:
         reported = -1
     digest = reply.get("digest")
+    waited = reply.get("waited_ns")
     return Timed(
         seed,
         late_seed,
@@ -124,6 +135,7 @@ def time_one(
         session.last_round_trip_ns,
         digest if isinstance(digest, str) else "",
         prepare_ns,
+        waited if type(waited) is int and waited >= 0 else -1,
     )
 
 

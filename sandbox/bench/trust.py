@@ -16,12 +16,19 @@ that no student code ever touches (sandbox/bench/timing.py), so its series is th
 
 * ``baseline_quiet_cap``: the two sandboxes share a CPU set, so code the student leaves running
   between its own timed calls (a spinning thread, a child process) slows the baseline's calls
-  (up to 2x on one CPU). Halfway through the rounds and after them the baseline is timed with
-  the student's sandbox stopped, at the rounds' cadence (the quiet baseline: the slower of the
-  two blocks, sandbox/bench/timing.py); the baseline's figure is never
-  above the quiet median by more than ``quiet_slack_fraction``, so slowing it gains at most
-  that. Beyond ``quiet_charge_fraction`` the result is marked charged and says why (honest
-  code on a busy machine stays below it; a spinner on one CPU doubles the baseline).
+  (up to 2x on one CPU). To slow a call it must run while the call wants the CPU, and then
+  the baseline's threads wait in the run queue: the baseline's sandbox reports that wait
+  around every call (the kernel's run delay, read outside its clock). When its calls waited,
+  in all, more than ``quiet_wait_fraction`` of their time (``baseline_waited``), or the wait
+  is not known, the baseline is timed with the student's sandbox stopped, at the rounds'
+  cadence (the quiet baseline: halfway through the rounds and after them, the slower of the
+  blocks, sandbox/bench/timing.py), and its figure is never above the quiet median by more
+  than ``quiet_slack_fraction``, so slowing it gains at most that. Beyond
+  ``quiet_charge_fraction`` the result is marked charged and says why (honest code on a busy
+  machine stays below it; a spinner on one CPU doubles the baseline). Without a wait the cap
+  is not applied: with the student's code stopped, the baseline kept its data in the caches
+  between its calls and ran 5-16 % faster than in the rounds (problem 48's table lookup,
+  honest solutions), so the cap scaled honest speedups down at random.
 
 An excess of either kind (gap, prepare) up to ``charge_max_fraction`` of the submission's own time is charged
 to it (honest code that runs long causes some on a busy machine: preempted at the end of its
@@ -55,6 +62,10 @@ class TrustPolicy:
     # ones: charged (a spinner on one CPU doubles both; honest code on a host at 60 % CPU
     # pressure reached 1.3-1.6 on the median of a 40 us call).
     quiet_charge_fraction: float = 0.5
+    # The baseline's calls waited for a CPU (run delay) more than this fraction of their
+    # summed time: something else ran on its CPU set during them, and the quiet cap applies.
+    # Alone on its CPUs a call waits 0-0.2 % of its time; a spinner beside it, about half.
+    quiet_wait_fraction: float = 0.02
     confirm_rounds: int = 20  # more rounds before a timing is rejected (noise clears)
     confirm_budget_s: float = 5.0
 
@@ -191,6 +202,14 @@ def check_times(sub: Series, base: Series, policy: TrustPolicy = POLICY) -> Find
         "baseline's (the call's end or its inputs' building)",
         total,
     )
+
+
+def baseline_waited(base: Series, policy: TrustPolicy = POLICY) -> bool:
+    """Whether the baseline's calls waited for a CPU, in all, more than
+    ``quiet_wait_fraction`` of their time, or any wait is unknown (then the quiet cap applies)."""
+    if not base.times_ns or any(w < 0 for w in base.waited_ns):
+        return True
+    return sum(base.waited_ns) > policy.quiet_wait_fraction * max(1, sum(base.times_ns))
 
 
 def baseline_quiet_cap(

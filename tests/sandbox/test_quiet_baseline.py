@@ -1,6 +1,7 @@
-"""The quiet baseline: the baseline's figure is capped at its times with the student's
-sandbox stopped (sandbox/bench/trust.py, ``baseline_quiet_cap``), and the student's sandbox is
-always let go again. Fake series and fake sessions: no timing asserts."""
+"""The quiet baseline: where the baseline's calls waited for a CPU, its figure is capped at its
+times with the student's sandbox stopped (sandbox/bench/trust.py, ``baseline_waited``,
+``baseline_quiet_cap``), and the student's sandbox is always let go again. Fake series and fake
+sessions: no timing asserts."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from sandbox.bench.timing import (
     quiet_baseline,
     slower_block,
 )
-from sandbox.bench.trust import POLICY, Finding, baseline_quiet_cap, merged
+from sandbox.bench.trust import POLICY, Finding, baseline_quiet_cap, baseline_waited, merged
 from sandbox.contracts import Trust
 from sandbox.problem import BenchShape
 
@@ -86,18 +87,24 @@ class FakeBox:
 
 
 class FakeSession:
-    def __init__(self, box: FakeBox | None = None, fail_after: int = -1) -> None:
+    def __init__(
+        self, box: FakeBox | None = None, fail_after: int = -1, waited_ns: int | None = None
+    ) -> None:
         self.box = box or FakeBox()
         self.last_round_trip_ns = 0
         self.requests = 0
         self.fail_after = fail_after
+        self.waited_ns = waited_ns  # what its time replies say (None: not said)
 
     def request(self, message: dict[str, Any], timeout_s: float, what: str) -> tuple[Any, bytes]:
         self.requests += 1
         if self.requests == self.fail_after:
             raise RuntimeError("the baseline's sandbox failed")
         self.last_round_trip_ns = 2_000_000
-        return {"time_ns": 1_000_000, "digest": "d"}, b""
+        reply: dict[str, Any] = {"time_ns": 1_000_000, "digest": "d"}
+        if self.waited_ns is not None:
+            reply["waited_ns"] = self.waited_ns
+        return reply, b""
 
 
 SHAPE = BenchShape(name="s", fn="f", args=[])
@@ -154,3 +161,64 @@ def test_the_cap_compares_with_the_slower_quiet_block() -> None:
     figure, finding = baseline_quiet_cap(base, slower_block([slow, fast]))
     assert figure == pytest.approx(1.25e6) and finding is None
     assert baseline_quiet_cap(base, fast)[0] == pytest.approx(1.0e6 * 1.05)
+
+
+def waited(times_ms: list[float], waited_ms: list[float]) -> Series:
+    base = series(times_ms)
+    base.waited_ns = [int(w * 1e6) for w in waited_ms]
+    return base
+
+
+def test_the_cap_applies_only_where_the_baseline_waited_for_a_cpu() -> None:
+    assert not baseline_waited(waited([1.0] * 4, [0.0, 0.001, 0.0, 0.002]))  # alone on its CPU
+    assert baseline_waited(waited([2.0] * 4, [1.0, 0.9, 1.1, 1.0]))  # a spinner beside it
+    # A wait in a quarter of the calls, of a fifth of their time each: 5 % in all.
+    assert baseline_waited(waited([1.0] * 4, [0.2, 0.0, 0.0, 0.0]))
+    threshold = POLICY.quiet_wait_fraction
+    assert not baseline_waited(waited([1.0] * 10, [threshold * 0.9] * 10))
+    assert baseline_waited(waited([1.0] * 10, [threshold * 1.1] * 10))
+    # Not known (a runner that cannot read its run delay), or nothing timed: the cap applies.
+    assert baseline_waited(waited([1.0] * 3, [0.0, -1e-6, 0.0]))
+    assert baseline_waited(Series())
+
+
+class _Reference:
+    @staticmethod
+    def load_reference() -> object:
+        return type("Reference", (), {"f": staticmethod(lambda: None)})
+
+
+def _judge_one_shape(base_waited_ns: int, monkeypatch: pytest.MonkeyPatch) -> FakeSession:
+    import types
+
+    import sandbox.bench as bench
+
+    class Unchecked:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def check(self, *args: object) -> None:
+            return None
+
+    monkeypatch.setattr(bench, "Verifier", Unchecked)
+    package = types.SimpleNamespace(
+        benchmark=types.SimpleNamespace(target_rel_error=0.05),
+        limits=types.SimpleNamespace(time_s=1.0),
+    )
+    sub, base = FakeSession(waited_ns=0), FakeSession(waited_ns=base_waited_ns)
+    result, wrong = bench.bench_shape(
+        sub, base, package, SHAPE, "g", "cpu", 2.0, random.Random(1), []  # type: ignore[arg-type]
+    )
+    assert wrong is None and result is not None and result.trust == Trust.VERIFIED
+    return sub
+
+
+def test_a_baseline_that_never_waited_is_not_timed_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    sub = _judge_one_shape(0, monkeypatch)
+    assert sub.box.calls == []  # the student's sandbox was never stopped
+
+
+def test_a_baseline_that_waited_is_timed_quiet_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Half of each call spent waiting (what a spinner on its CPU causes): both quiet blocks.
+    sub = _judge_one_shape(500_000, monkeypatch)
+    assert sub.box.calls == [True, False, True, False]

@@ -31,6 +31,13 @@ def helper():
 
 def axpy(x, y, alpha):
     return alpha * x + y
+
+def busy(ms):
+    import time
+    end = time.perf_counter() + float(ms) / 1000
+    while time.perf_counter() < end:
+        pass
+    return 0
 """
 
 
@@ -46,7 +53,7 @@ def box(local_backend: Backend) -> Iterator[LocalSandbox]:
             {
                 "op": "load",
                 "source": SOURCE,
-                "functions": ["double", "paths", "boom", "axpy"],
+                "functions": ["double", "paths", "boom", "axpy", "busy"],
             },
         )
         assert reply["status"] == "ok"
@@ -105,6 +112,38 @@ def test_time_then_last_output_gives_the_timed_result(box: LocalSandbox) -> None
     out = ask(box, {"op": "last_output", "which": "timed"})["value"].tensor
     x, y, alpha = bench_inputs.build_inputs(specs, 11)
     assert torch.allclose(out, alpha * x + y, atol=1e-5)
+
+
+def _time_busy(box: LocalSandbox, ms: float) -> dict[str, Any]:
+    message = {"op": "time", "which": "timed", "fn": "busy", "specs": [ms], "seed": 1}
+    return ask(box, {**message, "device": "cpu"})
+
+
+def test_a_time_reply_says_how_long_the_call_waited_for_a_cpu(box: LocalSandbox) -> None:
+    """The run delay of the runner's threads during the call (sandbox/bench/trust.py
+    ``baseline_waited``): with a process spinning on the same CPU, a 100 ms call waits for
+    about half of it; the bound below leaves room for any other load, which only adds."""
+    import os
+    import subprocess
+    import sys
+
+    alone = _time_busy(box, 5)
+    assert 0 <= alone["waited_ns"] <= alone["time_ns"]
+    pid = box.proc.pid  # type: ignore[attr-defined]
+    cpu = min(os.sched_getaffinity(pid))
+    before = os.sched_getaffinity(pid)
+    spinner = subprocess.Popen(
+        [sys.executable, "-c", "import time\nend = time.time() + 20\nwhile time.time() < end: pass"]
+    )
+    try:
+        os.sched_setaffinity(pid, {cpu})
+        os.sched_setaffinity(spinner.pid, {cpu})
+        shared = _time_busy(box, 100)
+    finally:
+        spinner.kill()
+        spinner.wait()
+        os.sched_setaffinity(pid, before)
+    assert shared["waited_ns"] > 0.2 * shared["time_ns"], shared
 
 
 def test_unknown_ops_are_answered_not_fatal(box: LocalSandbox) -> None:
