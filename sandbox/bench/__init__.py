@@ -159,8 +159,10 @@ def bench_shape(
         )
         base_ns, capped = baseline_quiet_cap(base, slower_block(quiet_blocks), policy)
         finding = merged(finding, capped)
+        bounded = waited_note(base)
     else:
         base_ns = float(statistics.median(base.times_ns))
+        bounded = ""
     base_ms = base_ns / 1e6
     common = {
         "baseline_ms": base_ms,
@@ -204,9 +206,20 @@ def bench_shape(
         submission_ms=base_ms / speedup,
         submission_spread=spread([float(t) for t in sub.times_ns]),
         baseline_spread=spread([float(t) for t in base.times_ns]),
-        note=finding.message,
+        note="; ".join(part for part in (finding.message, bounded) if part),
         **common,  # type: ignore[arg-type]
     ), None
+
+
+def waited_note(base: Series) -> str:
+    """What a result says when the quiet cap was weighed: how long the baseline waited."""
+    if any(w < 0 for w in base.waited_ns) or not base.times_ns:
+        return "the baseline's wait for a CPU is not known: its time with your code stopped bounds it"
+    share = 100 * sum(base.waited_ns) / max(1, sum(base.times_ns))
+    return (
+        f"the baseline waited {share:.1f} % of its time for a CPU: its time with your code "
+        "stopped bounds it"
+    )
 
 
 def cadence_s(series: Series) -> float:

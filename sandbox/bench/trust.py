@@ -28,7 +28,10 @@ that no student code ever touches (sandbox/bench/timing.py), so its series is th
   machine stays below it; a spinner on one CPU doubles the baseline). Without a wait the cap
   is not applied: with the student's code stopped, the baseline kept its data in the caches
   between its calls and ran 5-16 % faster than in the rounds (problem 48's table lookup,
-  honest solutions), so the cap scaled honest speedups down at random.
+  honest solutions), so the cap scaled honest speedups down at random. What the wait cannot
+  show is code that ran only between the baseline's calls, never during one: it leaves the
+  caches as cold as any large honest call of the student's does, and each baseline call's
+  inputs are written afresh just before it.
 
 An excess of either kind (gap, prepare) up to ``charge_max_fraction`` of the submission's own time is charged
 to it (honest code that runs long causes some on a busy machine: preempted at the end of its

@@ -1,9 +1,10 @@
 """Submissions that burn CPU between their own calls (submissions/spin_*.py), judged with both
 sandboxes pinned to ONE CPU, as a worker process pins them (sandbox/backends/cpu_sets.py):
 there the spinner would halve the baseline's share of the CPU and double the speedup. The
-baseline's figure is capped at its times with the student's sandbox stopped (the quiet
-baseline, sandbox/bench/trust.py ``baseline_quiet_cap``), so the speedup stays near the true
-one (about 1: the control is as fast as the baseline), whatever the trust says."""
+baseline's calls then wait for the CPU (its run delay, ``baseline_waited``), so its figure is
+capped at its times with the student's sandbox stopped (the quiet baseline,
+sandbox/bench/trust.py ``baseline_quiet_cap``), and the speedup stays near the true one
+(about 1: the control is as fast as the baseline), whatever the trust says."""
 
 from __future__ import annotations
 

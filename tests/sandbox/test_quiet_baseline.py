@@ -188,7 +188,9 @@ class _Reference:
         return type("Reference", (), {"f": staticmethod(lambda: None)})
 
 
-def _judge_one_shape(base_waited_ns: int, monkeypatch: pytest.MonkeyPatch) -> FakeSession:
+def _judge_one_shape(
+    base_waited_ns: int, monkeypatch: pytest.MonkeyPatch
+) -> tuple[FakeSession, str]:
     import types
 
     import sandbox.bench as bench
@@ -210,15 +212,17 @@ def _judge_one_shape(base_waited_ns: int, monkeypatch: pytest.MonkeyPatch) -> Fa
         sub, base, package, SHAPE, "g", "cpu", 2.0, random.Random(1), []  # type: ignore[arg-type]
     )
     assert wrong is None and result is not None and result.trust == Trust.VERIFIED
-    return sub
+    return sub, result.note
 
 
 def test_a_baseline_that_never_waited_is_not_timed_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
-    sub = _judge_one_shape(0, monkeypatch)
+    sub, note = _judge_one_shape(0, monkeypatch)
     assert sub.box.calls == []  # the student's sandbox was never stopped
+    assert note == ""
 
 
 def test_a_baseline_that_waited_is_timed_quiet_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     # Half of each call spent waiting (what a spinner on its CPU causes): both quiet blocks.
-    sub = _judge_one_shape(500_000, monkeypatch)
+    sub, note = _judge_one_shape(500_000, monkeypatch)
     assert sub.box.calls == [True, False, True, False]
+    assert "the baseline waited 50.0 % of its time for a CPU" in note
