@@ -20,6 +20,22 @@ def _random(gen: torch.Generator, *, b: int = 1, h: int = 2, t: int = 40, s: int
     return Call((q, k, v, causal))
 
 
+def _large_scores_close(expected: object, got: object) -> str | None:
+    """The float32 tolerance with the absolute part scaled to these scores: q is 30 times
+    larger, so are the rounding errors of each score, and where two keys nearly tie for the
+    maximum the output moves with them (a correct kernel summing in another order was 1.4e-5
+    off in 1 of 60 seeds, against atol 1e-5). Without the re-basing the output is Inf or NaN."""
+    if not isinstance(got, torch.Tensor) or not isinstance(expected, torch.Tensor):
+        return "expected a tensor"
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        return f"expected {expected.dtype} {tuple(expected.shape)}, got {got.dtype} {tuple(got.shape)}"
+    if not bool(torch.isfinite(got).all()):
+        return "the output holds Inf or NaN"
+    if not torch.allclose(got, expected, atol=1e-4, rtol=1e-4):
+        return f"values differ (largest difference {(got - expected).abs().max().item():.3g})"
+    return None
+
+
 CASES: list[Case] = [
     Case("example_uniform", "attention_forward", lambda g: _uniform(False), public=True,
          note="all scores 0: both queries average the two value rows (2.0 everywhere)"),
@@ -36,7 +52,7 @@ CASES: list[Case] = [
     Case("many_heads", "attention_forward", lambda g: _random(g, b=2, h=3, t=20, causal=True),
          note="B = 2, H = 3: one program per block of queries and head"),
     Case("large_scores", "attention_forward", lambda g: _random(g, h=1, t=48, scale=30.0),
-         note="scores in the hundreds: the running maximum must re-base the accumulator"),
+         check=_large_scores_close, note="scores in the hundreds: the running maximum must re-base the accumulator"),
     Case("one_token", "attention_forward", lambda g: _random(g, h=1, t=1, causal=True),
          note="T = 1"),
     Case("causal_lengths_differ", "attention_forward",
