@@ -111,9 +111,10 @@ def bench_shape(
         lambda timed: verifier.check(sub_session, timed, timeout_s),
     )
     # The quiet baseline is taken twice, halfway through the minimum rounds and after the
-    # last one; the cap compares with the slower block (sandbox/bench/timing.py). Only where the baseline's calls waited for a CPU (``baseline_waited``): without a wait
-    # nothing ran beside them, and a quiet block (the baseline's data left in the caches between
-    # its calls) would only scale an honest speedup down.
+    # last one; the cap compares with the slower block (sandbox/bench/timing.py). Only where
+    # the baseline's calls waited for a CPU (``baseline_waited``): without a wait nothing ran
+    # beside them, and a quiet block (the baseline's data left in the caches between its
+    # calls) would only scale an honest speedup down.
     started = time.monotonic()
     wrong = rounds.run(MIN_ROUNDS // 2, budget_s / 2, math.inf)
     if wrong is not None:
