@@ -59,6 +59,7 @@ from sandbox.bench.trust import (
     baseline_waited,
     check_times,
     merged,
+    wait_share,
 )
 from sandbox.bench.verify import Verifier, comparison_case
 from sandbox.contracts import BenchmarkResult, TestResult, Trust
@@ -214,12 +215,12 @@ def bench_shape(
 
 def waited_note(base: Series) -> str:
     """What a result says when the quiet cap was weighed: how long the baseline waited."""
-    if any(w < 0 for w in base.waited_ns) or not base.times_ns:
+    share = wait_share(base)
+    if share is None:
         return "the baseline's wait for a CPU is not known: its time with your code stopped bounds it"
-    share = 100 * sum(base.waited_ns) / max(1, sum(base.times_ns))
     return (
-        f"the baseline waited {share:.1f} % of its time for a CPU: its time with your code "
-        "stopped bounds it"
+        f"the baseline waited {100 * share:.1f} % of its time for a CPU: its time with your "
+        "code stopped bounds it"
     )
 
 

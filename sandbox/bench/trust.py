@@ -207,12 +207,19 @@ def check_times(sub: Series, base: Series, policy: TrustPolicy = POLICY) -> Find
     )
 
 
+def wait_share(base: Series) -> float | None:
+    """The share of its calls' summed time the baseline's threads waited for a CPU, or None
+    when nothing was timed or any call's wait is unknown."""
+    if not base.times_ns or any(w < 0 for w in base.waited_ns):
+        return None
+    return sum(base.waited_ns) / max(1, sum(base.times_ns))
+
+
 def baseline_waited(base: Series, policy: TrustPolicy = POLICY) -> bool:
     """Whether the baseline's calls waited for a CPU, in all, more than
     ``quiet_wait_fraction`` of their time, or any wait is unknown (then the quiet cap applies)."""
-    if not base.times_ns or any(w < 0 for w in base.waited_ns):
-        return True
-    return sum(base.waited_ns) > policy.quiet_wait_fraction * max(1, sum(base.times_ns))
+    share = wait_share(base)
+    return share is None or share > policy.quiet_wait_fraction
 
 
 def baseline_quiet_cap(

@@ -182,12 +182,6 @@ def test_the_cap_applies_only_where_the_baseline_waited_for_a_cpu() -> None:
     assert baseline_waited(Series())
 
 
-class _Reference:
-    @staticmethod
-    def load_reference() -> object:
-        return type("Reference", (), {"f": staticmethod(lambda: None)})
-
-
 def _judge_one_shape(
     base_waited_ns: int, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[FakeSession, str]:
