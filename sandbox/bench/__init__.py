@@ -59,6 +59,7 @@ from sandbox.bench.trust import (
     baseline_waited,
     check_times,
     merged,
+    quiet_wait_share,
     wait_share,
 )
 from sandbox.bench.verify import Verifier, comparison_case
@@ -161,7 +162,7 @@ def bench_shape(
         )
         base_ns, capped = baseline_quiet_cap(base, slower_block(quiet_blocks), policy)
         finding = merged(finding, capped)
-        bounded = waited_note(base)
+        bounded = waited_note(base, quiet_blocks)
     else:
         base_ns = float(statistics.median(base.times_ns))
         bounded = ""
@@ -213,15 +214,18 @@ def bench_shape(
     ), None
 
 
-def waited_note(base: Series) -> str:
-    """What a result says when the quiet cap was weighed: how long the baseline waited."""
-    share = wait_share(base)
-    if share is None:
-        return "the baseline's wait for a CPU is not known: its time with your code stopped bounds it"
-    return (
-        f"the baseline waited {100 * share:.1f} % of its time for a CPU: its time with your "
-        "code stopped bounds it"
+def waited_note(base: Series, quiet_blocks: list[Series | None]) -> str:
+    """What a result says when the quiet cap was weighed: how long the baseline waited beside
+    the student's code and with it stopped."""
+    share, stopped = wait_share(base), quiet_wait_share(quiet_blocks)
+    said = (
+        "the baseline's wait for a CPU is not known"
+        if share is None
+        else f"the baseline waited {100 * share:.1f} % of its time for a CPU"
     )
+    if stopped is not None:
+        said += f" ({100 * stopped:.1f} % with your code stopped)"
+    return f"{said}: its time with your code stopped bounds it"
 
 
 def cadence_s(series: Series) -> float:

@@ -31,7 +31,12 @@ that no student code ever touches (sandbox/bench/timing.py), so its series is th
   honest solutions), so the cap scaled honest speedups down at random. What the wait cannot
   show is code that ran only between the baseline's calls, never during one: it leaves the
   caches as cold as any large honest call of the student's does, and each baseline call's
-  inputs are written afresh just before it.
+  inputs are written afresh just before it. Nor is every wait the student's: on a busy host
+  the engine, the web server and another worker's sandbox starts make the baseline wait with
+  the student's code stopped too (``quiet_wait_share``; under four clients' Submits 2-62 % of
+  its time, beside the student's code 3-47 %, in no fixed order). The cap still applies
+  there: with waits that scatter so, a spinner tuned to a busy host could hide in the
+  difference, and its gain would be a factor, not a few per cent.
 
 An excess of either kind (gap, prepare) up to ``charge_max_fraction`` of the submission's own time is charged
 to it (honest code that runs long causes some on a busy machine: preempted at the end of its
@@ -220,6 +225,19 @@ def baseline_waited(base: Series, policy: TrustPolicy = POLICY) -> bool:
     ``quiet_wait_fraction`` of their time, or any wait is unknown (then the quiet cap applies)."""
     share = wait_share(base)
     return share is None or share > policy.quiet_wait_fraction
+
+
+def quiet_wait_share(quiet_blocks: list[Series | None]) -> float | None:
+    """The baseline's wait share over the quiet blocks taken (the student's sandbox stopped),
+    or None when no block was taken or a wait is unknown."""
+    taken = [block for block in quiet_blocks if block is not None and block.times_ns]
+    if not taken:
+        return None
+    combined = Series(
+        [t for block in taken for t in block.times_ns],
+        waited_ns=[w for block in taken for w in block.waited_ns],
+    )
+    return wait_share(combined)
 
 
 def baseline_quiet_cap(

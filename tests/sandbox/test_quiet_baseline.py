@@ -20,7 +20,14 @@ from sandbox.bench.timing import (
     quiet_baseline,
     slower_block,
 )
-from sandbox.bench.trust import POLICY, Finding, baseline_quiet_cap, baseline_waited, merged
+from sandbox.bench.trust import (
+    POLICY,
+    Finding,
+    baseline_quiet_cap,
+    baseline_waited,
+    merged,
+    quiet_wait_share,
+)
 from sandbox.contracts import Trust
 from sandbox.problem import BenchShape
 
@@ -85,25 +92,39 @@ class FakeBox:
         self.calls.append(on)
         return self.can_quiet
 
+    @property
+    def stopped(self) -> bool:
+        return bool(self.calls) and self.calls[-1] and self.can_quiet
+
 
 class FakeSession:
     def __init__(
-        self, box: FakeBox | None = None, fail_after: int = -1, waited_ns: int | None = None
+        self,
+        box: FakeBox | None = None,
+        fail_after: int = -1,
+        waited_ns: int | None = None,
+        beside: FakeBox | None = None,
+        stopped: tuple[int, int] = (1_000_000, 0),
     ) -> None:
         self.box = box or FakeBox()
         self.last_round_trip_ns = 0
         self.requests = 0
         self.fail_after = fail_after
         self.waited_ns = waited_ns  # what its time replies say (None: not said)
+        # (time_ns, waited_ns) its replies say while ``beside`` (the student's box) is stopped
+        self.beside, self.stopped = beside, stopped
 
     def request(self, message: dict[str, Any], timeout_s: float, what: str) -> tuple[Any, bytes]:
         self.requests += 1
         if self.requests == self.fail_after:
             raise RuntimeError("the baseline's sandbox failed")
         self.last_round_trip_ns = 2_000_000
-        reply: dict[str, Any] = {"time_ns": 1_000_000, "digest": "d"}
-        if self.waited_ns is not None:
-            reply["waited_ns"] = self.waited_ns
+        time_ns, waited_ns = 1_000_000, self.waited_ns
+        if self.beside is not None and self.beside.stopped:
+            time_ns, waited_ns = self.stopped
+        reply: dict[str, Any] = {"time_ns": time_ns, "digest": "d"}
+        if waited_ns is not None:
+            reply["waited_ns"] = waited_ns
         return reply, b""
 
 
@@ -182,9 +203,19 @@ def test_the_cap_applies_only_where_the_baseline_waited_for_a_cpu() -> None:
     assert baseline_waited(Series())
 
 
+def test_the_wait_with_the_student_stopped_is_summed_over_the_blocks_taken() -> None:
+    # 0.29 and 0.01 of 1 ms in five calls each: 0.15 in all; a block not taken does not count.
+    blocks = [waited([1.0] * 5, [0.29] * 5), None, waited([1.0] * 5, [0.01] * 5)]
+    assert quiet_wait_share(blocks) == pytest.approx(0.15)
+    assert quiet_wait_share([None, None]) is None and quiet_wait_share([]) is None
+    assert quiet_wait_share([waited([1.0] * 2, [0.3, -1e-6])]) is None  # a wait not known
+
+
 def _judge_one_shape(
-    base_waited_ns: int, monkeypatch: pytest.MonkeyPatch
-) -> tuple[FakeSession, str]:
+    base_waited_ns: int,
+    monkeypatch: pytest.MonkeyPatch,
+    stopped: tuple[int, int] | None = None,
+) -> tuple[FakeSession, Any]:
     import types
 
     import sandbox.bench as bench
@@ -201,22 +232,43 @@ def _judge_one_shape(
         benchmark=types.SimpleNamespace(target_rel_error=0.05),
         limits=types.SimpleNamespace(time_s=1.0),
     )
-    sub, base = FakeSession(waited_ns=0), FakeSession(waited_ns=base_waited_ns)
+    sub = FakeSession(waited_ns=0)
+    base = FakeSession(
+        waited_ns=base_waited_ns, beside=sub.box, stopped=stopped or (1_000_000, base_waited_ns)
+    )
     result, wrong = bench.bench_shape(
         sub, base, package, SHAPE, "g", "cpu", 2.0, random.Random(1), []  # type: ignore[arg-type]
     )
-    assert wrong is None and result is not None and result.trust == Trust.VERIFIED
-    return sub, result.note
+    assert wrong is None and result is not None
+    return sub, result
 
 
 def test_a_baseline_that_never_waited_is_not_timed_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
-    sub, note = _judge_one_shape(0, monkeypatch)
+    sub, result = _judge_one_shape(0, monkeypatch)
     assert sub.box.calls == []  # the student's sandbox was never stopped
-    assert note == ""
+    assert result.note == "" and result.baseline_ms == pytest.approx(1.0)
+    assert result.trust == Trust.VERIFIED
 
 
-def test_a_baseline_that_waited_is_timed_quiet_twice(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Half of each call spent waiting (what a spinner on its CPU causes): both quiet blocks.
-    sub, note = _judge_one_shape(500_000, monkeypatch)
+def test_a_baseline_that_waited_as_much_quiet_is_still_capped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Half of each call spent waiting with the student's code stopped too (the host's load):
+    # both quiet blocks are taken, the note says both waits, and the faster quiet time (0.5 ms)
+    # still bounds the figure: host waits scatter too much to tell a spinner from them.
+    sub, result = _judge_one_shape(500_000, monkeypatch, stopped=(500_000, 250_000))
     assert sub.box.calls == [True, False, True, False]
-    assert "the baseline waited 50.0 % of its time for a CPU" in note
+    assert result.baseline_ms == pytest.approx(0.5 * (1 + POLICY.quiet_slack_fraction))
+    assert "the baseline waited 50.0 % of its time for a CPU (50.0 % with" in result.note
+
+
+def test_a_baseline_that_waited_beside_the_student_only_is_capped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What a spinner on its CPU causes: half of each call waiting, none with the student stopped.
+    sub, result = _judge_one_shape(500_000, monkeypatch, stopped=(500_000, 0))
+    assert sub.box.calls == [True, False, True, False]
+    assert result.baseline_ms == pytest.approx(0.5 * (1 + POLICY.quiet_slack_fraction))
+    assert result.trust == Trust.CHARGED and result.rule == "baseline_quiet_cap"  # 2x slower
+    assert "waited 50.0 % of its time for a CPU (0.0 % with your code stopped)" in result.note
+    assert "its time with your code stopped bounds it" in result.note
