@@ -273,9 +273,9 @@ JUDGE_SANDBOX_CPUSETS = envstr("JUDGE_SANDBOX_CPUSETS", "")
 # Where the host-wide timing locks live (one file per CPU set): shared by every worker of a host.
 JUDGE_LOCK_DIR = envstr("JUDGE_LOCK_DIR", "")
 # A sandbox older than this is an orphan of a worker that died mid-judging: none lives longer
-# than a warm pool's idle time (2 minutes) plus the task's hard time limit; a minute's margin.
+# than a warm pool's idle time (5 minutes) plus the task's hard time limit; a minute's margin.
 # Workers remove such sandboxes from their Docker engine.
-JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 180))
+JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 360))
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")
 # Judgings waiting or running at once: per user, and per client address across accounts

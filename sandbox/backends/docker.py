@@ -539,7 +539,7 @@ class DockerBackend(Backend):
         gpu_lock_dir: str | None = None,
         gpu_wait_s: float = 600.0,
         pool_size: int = 0,
-        pool_max_idle_s: float = 120.0,
+        pool_max_idle_s: float = 300.0,
         cpuset: str | None = None,
     ) -> None:
         self.image = image
@@ -559,13 +559,7 @@ class DockerBackend(Backend):
         self.pool = WarmPool(self, int(pool_size), pool_max_idle_s) if pool_size else None
         # The baseline's sibling sandbox, kept between Submits (trusted code only; with a pool
         # only: a one-shot backend keeps nothing).
-        self.keeper = (
-            TrustedKeeper(
-                self.start, pool_key, max_age_s=pool_max_idle_s, max_idle_s=pool_max_idle_s / 2
-            )
-            if pool_size
-            else None
-        )
+        self.keeper = TrustedKeeper(self.start, pool_key) if pool_size else None
 
     @property
     def client(self) -> Any:

@@ -58,7 +58,7 @@ def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int, str | None]:
 
 
 class WarmPool:
-    def __init__(self, backend: DockerBackend, size: int, max_idle_s: float = 120.0) -> None:
+    def __init__(self, backend: DockerBackend, size: int, max_idle_s: float = 300.0) -> None:
         self.backend = backend
         self.size = size
         self.max_idle_s = max_idle_s
