@@ -44,7 +44,7 @@ from sandbox.backends.base import (
     SandboxTimeout,
     register,
 )
-from sandbox.backends.docker_pool import WarmPool, pool_key
+from sandbox.backends.docker_pool import POOL_MAX_IDLE_S, WarmPool, pool_key
 from sandbox.backends.gpu_lock import GpuLock
 from sandbox.backends.kept import TrustedKeeper
 from sandbox.framing import HEADER, FrameError, parse_header
@@ -539,7 +539,7 @@ class DockerBackend(Backend):
         gpu_lock_dir: str | None = None,
         gpu_wait_s: float = 600.0,
         pool_size: int = 0,
-        pool_max_idle_s: float = 300.0,
+        pool_max_idle_s: float = POOL_MAX_IDLE_S,
         cpuset: str | None = None,
     ) -> None:
         self.image = image

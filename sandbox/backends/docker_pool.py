@@ -45,6 +45,8 @@ POOLED_LABEL = "tensor-judge.pooled"
 # latest after IMPORT_WAIT_S.
 IMPORT_OVERLAP_S = 1.0
 IMPORT_WAIT_S = 15.0
+# A warm sandbox idle this long is replaced (its age counts toward JUDGE_ORPHAN_AGE_S).
+POOL_MAX_IDLE_S = 300.0
 # The host name of the worker that started a pooled sandbox (its container's, under compose).
 OWNER_LABEL = "tensor-judge.pool-owner"
 
@@ -58,7 +60,9 @@ def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int, str | None]:
 
 
 class WarmPool:
-    def __init__(self, backend: DockerBackend, size: int, max_idle_s: float = 300.0) -> None:
+    def __init__(
+        self, backend: DockerBackend, size: int, max_idle_s: float = POOL_MAX_IDLE_S
+    ) -> None:
         self.backend = backend
         self.size = size
         self.max_idle_s = max_idle_s
