@@ -131,6 +131,9 @@ class TimedSandbox(Sandbox):
     def quiet(self, on: bool) -> bool:
         return self._inner.quiet(on)
 
+    def cpu_ns(self) -> int | None:
+        return self._inner.cpu_ns()
+
     def close(self) -> SandboxExit:
         if self._closed:
             return self._inner.close()

@@ -31,9 +31,10 @@ from django.core.exceptions import ImproperlyConfigured
 
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
 from sandbox.backends.cpu_sets import (
+    CONTENDED_CPU_PRESSURE,
+    PressureMeter,
     TimingLock,
     available_cpus,
-    cpu_stall_us,
     cpuset_for_process,
 )
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
@@ -56,12 +57,6 @@ _close_in_background = False
 # this CPU set, and for another timed judging holding the set (more processes than sets).
 QUIET_WAIT_S = 10.0
 TIMING_LOCK_WAIT_S = 120.0
-# A timing during which some task of the host waited for a CPU more than this share of the
-# time (Linux PSI, host-wide) is said contended: something outside the judge's sandboxes (or
-# another worker's grader) wanted the CPUs. A timing alone on an idle 2-core host reads
-# 0.11-0.20 by itself (the grader and the sandboxes hand the one CPU back and forth), one
-# beside a torch import 0.6-0.8.
-CONTENDED_CPU_PRESSURE = 0.30
 
 # This worker's Celery node name ("cpu@host"), set when the worker starts: every sandbox it
 # starts carries it as the label WORKER_LABEL, so that the same worker, restarted after dying
@@ -170,7 +165,7 @@ def backend_from_settings(
             )
         return get_backend("local")
     if name == "docker":
-        options: dict[str, object] = {}
+        options: dict[str, object] = {"cgroup_root": settings.JUDGE_CGROUP_ROOT}
         if _cpuset is not None:
             options["cpuset"] = _cpuset
         gpu_image = getattr(settings, "JUDGE_SANDBOX_GPU_IMAGE", "")
@@ -399,7 +394,7 @@ class _QuietCpus:
         self.cpuset: str | None = getattr(backend, "cpuset", None)
         self.info: dict[str, str] = {}
         self._contended: list[str] = []
-        self._stall: tuple[float, int | None] = (0.0, None)
+        self._pressure_meter: PressureMeter | None = None
         self._lock: TimingLock | None = None
         self._paused = False
 
@@ -426,7 +421,7 @@ class _QuietCpus:
             contended.append("sandboxes not pinned to CPUs of their own")
         waited = time.monotonic() - start
         self._contended = contended
-        self._stall = (time.monotonic(), cpu_stall_us())
+        self._pressure_meter = PressureMeter()
         self.info = {
             "timing_cpuset": self.cpuset or "any",
             "timing_waited_s": f"{waited:.3f}",
@@ -435,11 +430,9 @@ class _QuietCpus:
 
     def _pressure(self) -> None:
         """How much the host's tasks waited for a CPU during the timing (PSI), and its verdict."""
-        begun, stall = self._stall
-        now, stall_now = time.monotonic(), cpu_stall_us()
-        if stall is None or stall_now is None or now <= begun:
+        pressure = self._pressure_meter.share() if self._pressure_meter is not None else None
+        if pressure is None:
             return
-        pressure = (stall_now - stall) / 1e6 / (now - begun)
         self.info["timing_cpu_pressure"] = f"{pressure:.3f}"
         if pressure > CONTENDED_CPU_PRESSURE:
             self._contended.append(

@@ -101,6 +101,13 @@ class Sandbox(abc.ABC):
         sandbox was quieted (or let go). Default: not supported, nothing done (False)."""
         return False
 
+    def cpu_ns(self) -> int | None:
+        """The CPU time every process of the sandbox has used so far, in ns, as the kernel
+        counts it (not as anything inside reports it), or None where the backend cannot tell.
+        The benchmark reads it around the baseline's timed calls (sandbox/bench/trust.py,
+        ``ran_beside``). Default: None."""
+        return None
+
     def __enter__(self) -> Sandbox:
         return self
 

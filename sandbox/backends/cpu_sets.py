@@ -12,8 +12,16 @@ serializes their timed phases.
 from __future__ import annotations
 
 import os
+import time
 
 from sandbox.backends.gpu_lock import HostLock
+
+# A timing during which some task of the host waited for a CPU more than this share of the
+# time (Linux PSI, host-wide) is contended: something outside the judge's sandboxes (or
+# another worker's grader) wanted the CPUs. A timing alone on an idle 2-core host reads
+# 0.11-0.20 by itself (the grader and the sandboxes hand the one CPU back and forth), one
+# beside a torch import 0.6-0.8, one under four clients' Submits 0.4-0.76.
+CONTENDED_CPU_PRESSURE = 0.30
 
 
 def parse_cpu_list(text: str) -> list[int]:
@@ -77,6 +85,22 @@ def cpu_stall_us(path: str = "/proc/pressure/cpu") -> int | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+class PressureMeter:
+    """The host's CPU pressure (PSI "some") from this meter's creation to each ``share`` call:
+    the share of that time during which some runnable task waited for a CPU."""
+
+    def __init__(self, path: str = "/proc/pressure/cpu") -> None:
+        self.path = path
+        self.begun_s, self.stall_us = time.monotonic(), cpu_stall_us(path)
+
+    def share(self) -> float | None:
+        """None where the kernel has no PSI (or no time has passed)."""
+        now_s, stall_us = time.monotonic(), cpu_stall_us(self.path)
+        if self.stall_us is None or stall_us is None or now_s <= self.begun_s:
+            return None
+        return (stall_us - self.stall_us) / 1e6 / (now_s - self.begun_s)
 
 
 class TimingLock(HostLock):

@@ -44,6 +44,8 @@ from sandbox.backends.base import (
     SandboxTimeout,
     register,
 )
+from sandbox.backends.cgroup_cpu import DEFAULT_ROOT as CGROUP_ROOT
+from sandbox.backends.cgroup_cpu import CgroupCpu
 from sandbox.backends.docker_pool import POOL_MAX_IDLE_S, WarmPool, pool_key
 from sandbox.backends.gpu_lock import GpuLock
 from sandbox.backends.kept import TrustedKeeper
@@ -98,6 +100,7 @@ class DockerSandbox(Sandbox):
         self._sock: socket.socket | None = None
         self._timer: threading.Timer | None = None
         self._gpu_lock: GpuLock | None = None
+        self._cgroup_cpu: CgroupCpu | None = None
         self.started_s = 0.0
         try:
             if spec.gpu_id is not None and not spec.gpu_lock_held:
@@ -258,6 +261,15 @@ class DockerSandbox(Sandbox):
                 self._container.unpause()
             elif how == "weight":
                 self._container.update(cpu_shares=NORMAL_CPU_SHARES)
+
+    def cpu_ns(self) -> int | None:
+        """The container's CPU time from its cgroup's file under the backend's ``cgroup_root``
+        (sandbox/backends/cgroup_cpu.py), or None where that is not readable."""
+        if self._container is None or not self._backend.cgroup_root:
+            return None
+        if self._cgroup_cpu is None:
+            self._cgroup_cpu = CgroupCpu(self._backend.cgroup_root, self._container.id)
+        return self._cgroup_cpu.usage_ns()
 
     def quiet(self, on: bool) -> bool:
         """``freeze`` / ``thaw`` (one engine call each where ``docker pause`` works)."""
@@ -524,7 +536,8 @@ class DockerBackend(Backend):
     ``pool_size``/``pool_max_idle_s`` (a warm pool of pre-started CPU sandboxes, see
     sandbox/backends/docker_pool.py; 0 = none; worth it only for a long-lived backend),
     ``cpuset`` (the CPUs of every sandbox whose spec names none: a worker process's own set,
-    sandbox/backends/cpu_sets.py; None = any)."""
+    sandbox/backends/cpu_sets.py; None = any), ``cgroup_root`` (where the host's cgroup file
+    system is seen, to read a sandbox's CPU time: sandbox/backends/cgroup_cpu.py; None = not)."""
 
     name = "docker"
 
@@ -541,9 +554,11 @@ class DockerBackend(Backend):
         pool_size: int = 0,
         pool_max_idle_s: float = POOL_MAX_IDLE_S,
         cpuset: str | None = None,
+        cgroup_root: str | None = CGROUP_ROOT,
     ) -> None:
         self.image = image
         self.cpuset = cpuset or None
+        self.cgroup_root = cgroup_root or None
         self.can_pause = True  # until the engine says it has no cgroup freezer
         self.gpu_image = gpu_image
         if isinstance(gpu_ids, str):

@@ -193,6 +193,9 @@ class KeptSandbox(Sandbox):
     def quiet(self, on: bool) -> bool:
         return self._kept.box.quiet(on)
 
+    def cpu_ns(self) -> int | None:
+        return self._kept.box.cpu_ns()
+
     @property
     def environment(self) -> dict[str, str]:
         env = dict(self._kept.box.environment)

@@ -40,8 +40,10 @@ import statistics
 import time
 from typing import TYPE_CHECKING
 
+from sandbox.backends.cpu_sets import CONTENDED_CPU_PRESSURE, PressureMeter
 from sandbox.bench.stats import paired_ratio, quartiles, relative_error, spread
 from sandbox.bench.timing import (
+    FINE_BUDGET_CONTENDED_S,
     FINE_BUDGET_S,
     FINE_REL_ERROR,
     MIN_ROUNDS,
@@ -59,6 +61,7 @@ from sandbox.bench.trust import (
     baseline_waited,
     check_times,
     merged,
+    needs_quiet_cap,
     quiet_wait_share,
     wait_share,
 )
@@ -114,15 +117,17 @@ def bench_shape(
     )
     # The quiet baseline is taken twice, halfway through the minimum rounds and after the
     # last one; the cap compares with the slower block (sandbox/bench/timing.py). Only where
-    # the baseline's calls waited for a CPU (``baseline_waited``): without a wait nothing ran
-    # beside them, and a quiet block (the baseline's data left in the caches between its
-    # calls) would only scale an honest speedup down.
+    # the baseline's calls waited for a CPU (``baseline_waited``) while the student's sandbox
+    # may have run (``ran_beside``): otherwise nothing of the student's slowed them, and a
+    # quiet block (the baseline's data left in the caches between its calls) would only scale
+    # an honest speedup down.
     started = time.monotonic()
+    pressure = PressureMeter()
     wrong = rounds.run(MIN_ROUNDS // 2, budget_s / 2, math.inf)
     if wrong is not None:
         return None, wrong
     quiet_blocks: list[Series | None] = []
-    if baseline_waited(rounds.base, policy):
+    if needs_quiet_cap(rounds.base, policy):
         quiet_blocks.append(
             quiet_baseline(
                 sub_session, base_session, shape, baseline_fn, device, timeout_s, rng,
@@ -134,9 +139,15 @@ def bench_shape(
     if wrong is not None:
         return None, wrong
     # Past the package's target, rounds go on to FINE_REL_ERROR for at most FINE_BUDGET_S of
-    # the shape's time: 20 rounds of a noisy shape leave a few per cent of chance between two
-    # judgings of the same file, which ranks noise on a leaderboard.
-    fine_s = min(budget_s, FINE_BUDGET_S) - (time.monotonic() - started)
+    # the shape's time (FINE_BUDGET_CONTENDED_S where the host's CPUs were contended: a busy
+    # host scatters each round more): 20 rounds of a noisy shape leave a few per cent of
+    # chance between two judgings of the same file, which ranks noise on a leaderboard.
+    share = pressure.share()
+    contended = (
+        share > CONTENDED_CPU_PRESSURE if share is not None else baseline_waited(rounds.base, policy)
+    )
+    fine_budget_s = FINE_BUDGET_CONTENDED_S if contended else FINE_BUDGET_S
+    fine_s = min(budget_s, fine_budget_s) - (time.monotonic() - started)
     if fine_s > 0 and rounds.precision() > FINE_REL_ERROR:
         wrong = rounds.run(1, fine_s, FINE_REL_ERROR)
         if wrong is not None:
@@ -151,7 +162,7 @@ def bench_shape(
             return None, wrong
         finding = check_times(rounds.sub, rounds.base, policy)
     sub, base = rounds.sub, rounds.base
-    if baseline_waited(base, policy):
+    if needs_quiet_cap(base, policy):
         # The quiet baseline keeps the rounds' cadence: between its calls, the time the
         # submission's calls took (an idle CPU between calls slows a microseconds-long call).
         quiet_blocks.append(

@@ -51,6 +51,13 @@ MAX_ROUNDS = 5_000
 # bounds both).
 FINE_REL_ERROR = 0.01
 FINE_BUDGET_S = 0.6
+# ... or this long where the host's CPUs were contended during the shape's rounds so far (PSI
+# above CONTENDED_CPU_PRESSURE, sandbox/backends/cpu_sets.py; where the kernel has no PSI,
+# where the baseline's calls waited for a CPU): each round's ratio scatters more. Under four
+# clients' Submits on a 2-core host, 0.6 s gave 20-33 rounds a shape and a speedup CV of 4.2 %;
+# 1.5 s, 2.3-2.5 %. The baseline's waits alone were no guide: alone on an idle host some
+# shapes waited over 2 % and took the longer budget (Submit p50 2.2 s instead of 1.5 s).
+FINE_BUDGET_CONTENDED_S = 1.5
 QUIET_WARMUP_ROUNDS = 2  # baseline calls with the student's sandbox stopped: not measured
 QUIET_ROUNDS = 10  # then measured, per quiet block (two blocks per shape)
 QUIET_MAX_IDLE_S = 0.02  # the longest idle between two of its calls (bounds its duration)
@@ -66,6 +73,9 @@ class Series:
     # as reported: how long the sandbox's threads waited for a CPU during each call (-1: not
     # known); believed of the baseline's sandbox only
     waited_ns: list[int] = field(default_factory=list)
+    # the baseline's series only: the CPU time the student's sandbox used during each call's
+    # round trip, as its cgroup counts it (-1: not known)
+    beside_ns: list[int] = field(default_factory=list)
 
     @property
     def gaps_ns(self) -> list[int]:
@@ -76,6 +86,7 @@ class Series:
         self.round_trips_ns.append(timed.round_trip_ns)
         self.prepares_ns.append(timed.prepare_ns)
         self.waited_ns.append(timed.waited_ns)
+        self.beside_ns.append(timed.beside_ns)
 
 
 @dataclass
@@ -90,6 +101,7 @@ class Timed:
     digest: str
     prepare_ns: int = 0  # round trip of the input build
     waited_ns: int = -1  # reported: its threads' wait for a CPU during the call (-1: unknown)
+    beside_ns: int = -1  # the CPU time ``watch`` counted during the call's round trip
 
 
 def time_one(
@@ -99,10 +111,12 @@ def time_one(
     rng: random.Random,
     device: str,
     timeout_s: float,
+    watch: Callable[[], int | None] | None = None,
 ) -> Timed:
     """Time one call of ``fn``. Inputs are built in a separate request first, so the round trip
     of the time request holds little besides the call; that request draws one small argument
-    from ``late_seed`` and returns the output's digest under ``key``."""
+    from ``late_seed`` and returns the output's digest under ``key``. ``watch``: a CPU-time
+    counter (another sandbox's ``cpu_ns``) read right before and after the time request."""
     what = f"the benchmark ({shape.name})"
     seed, late_seed, key = rng.getrandbits(62), rng.getrandbits(62), secrets.token_hex(16)
     prepare = {
@@ -121,7 +135,10 @@ def time_one(
         "late_seed": late_seed,
         "key": key,
     }
+    before = watch() if watch is not None else None
     reply, _ = session.request(message, timeout_s, what)
+    after = watch() if before is not None and watch is not None else None
+    beside = after - before if before is not None and after is not None else -1
     reported = reply.get("time_ns")
     if type(reported) is not int:
         reported = -1
@@ -136,6 +153,7 @@ def time_one(
         digest if isinstance(digest, str) else "",
         prepare_ns,
         waited if type(waited) is int and waited >= 0 else -1,
+        beside if beside >= 0 else -1,
     )
 
 
@@ -204,6 +222,10 @@ class Rounds:
         self.rounds = 0
         self.verify_round = rng.randrange(WARMUP_ROUNDS, WARMUP_ROUNDS + MIN_ROUNDS)  # 1 at least
         self.sorted_sub: list[int] = []  # the submission's measured times, kept sorted
+        # the student's sandbox's CPU time, read around the baseline's calls (None: unknown)
+        self.watch: Callable[[], int | None] | None = getattr(
+            getattr(sub_session, "box", None), "cpu_ns", None
+        )
 
     def precision(self) -> float:
         """The relative standard error of the speedup's estimate, the median of the rounds'
@@ -229,6 +251,8 @@ class Rounds:
                     self.rng,
                     self.device,
                     self.timeout_s,
+                    # around the baseline's calls: what the student's sandbox ran meanwhile
+                    self.watch if which == BASELINE else None,
                 )
                 if which == SUBMISSION:
                     # A call at or below the median so far is checked. An unchecked call is

@@ -37,6 +37,22 @@ that no student code ever touches (sandbox/bench/timing.py), so its series is th
   its time, beside the student's code 3-47 %, in no fixed order). The cap still applies
   there: with waits that scatter so, a spinner tuned to a busy host could hide in the
   difference, and its gain would be a factor, not a few per cent.
+* ``ran_beside``: so the wait is weighed against what the student's sandbox did meanwhile.
+  Its CPU time, as the kernel charges it to the sandbox's cgroup (every thread and child
+  process inside, whatever they report), is read right before and after every timed call of
+  the baseline (sandbox/backends/cgroup_cpu.py). Code that slows the baseline's call on a
+  shared CPU must run during it, and the CPU it takes is counted there; honest code is
+  blocked on its channel meanwhile and uses none (0-30 us over a whole shape). Where the
+  student's sandbox used at most ``beside_cpu_fraction`` of the baseline calls' round trips,
+  it can have slowed them by about that much at most, the wait was the host's, and the quiet
+  cap is not applied. Under four clients' Submits on a 2-core host the baseline waited on
+  almost every shape and the cap scaled honest speedups by a random 0.9-1.0 (CV 3.6 %, mean
+  0.95 against 1.01 alone). Where the CPU time is not known, the cap applies as above.
+  What the cgroup does not count is work the student's code makes others do: bytes it writes
+  on its channel are copied again by the engine's processes (shim, daemon) outside its
+  cgroup. Its own write copies each byte first and is counted, so that work is of the same
+  order as what the threshold admits (a few per cent at most), and bytes sent out of turn
+  reach the grader as the next reply: anything but a well-formed one ends the judging.
 
 An excess of either kind (gap, prepare) up to ``charge_max_fraction`` of the submission's own time is charged
 to it (honest code that runs long causes some on a busy machine: preempted at the end of its
@@ -74,6 +90,9 @@ class TrustPolicy:
     # summed time: something else ran on its CPU set during them, and the quiet cap applies.
     # Alone on its CPUs a call waits 0-0.2 % of its time; a spinner beside it, about half.
     quiet_wait_fraction: float = 0.02
+    # The student's sandbox used more CPU than this fraction of the round trips of the
+    # baseline's calls during them (``ran_beside``): the quiet cap applies where it waited.
+    beside_cpu_fraction: float = 0.01
     confirm_rounds: int = 20  # more rounds before a timing is rejected (noise clears)
     confirm_budget_s: float = 5.0
 
@@ -225,6 +244,27 @@ def baseline_waited(base: Series, policy: TrustPolicy = POLICY) -> bool:
     ``quiet_wait_fraction`` of their time, or any wait is unknown (then the quiet cap applies)."""
     share = wait_share(base)
     return share is None or share > policy.quiet_wait_fraction
+
+
+def beside_share(base: Series) -> float | None:
+    """The CPU time the student's sandbox used during the baseline's calls, as a share of
+    their round trips, or None when nothing was timed or any call's figure is unknown."""
+    if not base.beside_ns or any(b < 0 for b in base.beside_ns):
+        return None
+    return sum(base.beside_ns) / max(1, sum(base.round_trips_ns))
+
+
+def ran_beside(base: Series, policy: TrustPolicy = POLICY) -> bool:
+    """Whether the student's sandbox may have run beside the baseline's calls: it used more
+    than ``beside_cpu_fraction`` of their round trips in CPU time, or that is not known."""
+    share = beside_share(base)
+    return share is None or share > policy.beside_cpu_fraction
+
+
+def needs_quiet_cap(base: Series, policy: TrustPolicy = POLICY) -> bool:
+    """The quiet cap applies where the baseline's calls waited for a CPU
+    (``baseline_waited``) and the student's sandbox may have run meanwhile (``ran_beside``)."""
+    return baseline_waited(base, policy) and ran_beside(base, policy)
 
 
 def quiet_wait_share(quiet_blocks: list[Series | None]) -> float | None:

@@ -65,3 +65,48 @@ def test_a_spinner_on_the_shared_cpu_gains_nothing(
     finally:
         backend.close()
     assert min(speedups) < MAX_SPEEDUP, speedups
+
+
+def test_an_honest_file_beside_the_hosts_load_is_not_capped(
+    docker_client: Any, sandbox_image: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other side of the rule: a process of the host (not the student's) spinning on the
+    same CPU makes the baseline wait, but the student's sandbox, blocked on its channel, uses
+    no CPU meanwhile (its cgroup's count, ``ran_beside``): no quiet block, no cap, and nothing
+    in the note about it. Before, every such wait capped an honest speedup at random."""
+    import subprocess
+    import sys
+
+    import sandbox.bench as bench
+    from sandbox.bench import trust
+    from sandbox.grader import judge
+
+    package = load_package(PROBLEM)
+    assert package.benchmark is not None
+    bench_cfg = dataclasses.replace(package.benchmark, max_time_s=2.0)
+    package = dataclasses.replace(package, limits=LIMITS, benchmark=bench_cfg)
+    cpu = min(os.sched_getaffinity(0))
+    backend = get_backend("docker", image=sandbox_image, cpuset=str(cpu))
+    seen: list[tuple[float | None, float | None]] = []
+    real = bench.needs_quiet_cap
+
+    def spy(base: Any, policy: Any = trust.POLICY) -> bool:
+        seen.append((trust.wait_share(base), trust.beside_share(base)))
+        return real(base, policy)
+
+    monkeypatch.setattr(bench, "needs_quiet_cap", spy)
+    hog = subprocess.Popen(
+        [sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"]
+    )
+    try:
+        result = judge(package, source_of("correct_control"), mode=Mode.SUBMIT, backend=backend)
+    finally:
+        hog.kill()
+        hog.wait()
+        backend.close()
+    assert result.verdict == Verdict.AC, result.message
+    assert result.benchmark is not None and seen
+    assert any(wait is not None and wait > trust.POLICY.quiet_wait_fraction for wait, _ in seen), seen
+    assert all(share is not None and share <= trust.POLICY.beside_cpu_fraction for _, share in seen), seen
+    assert "bounds it" not in result.benchmark.note
+    assert "baseline_quiet_cap" not in result.benchmark.rule

@@ -504,3 +504,44 @@ def test_a_warm_pool_hands_out_each_ready_sandbox_once(client: Any) -> None:
     left = client.containers.list(all=True, filters={"label": "tensor-judge.pooled=1"})
     assert not {c.id for c in left} & set(seen)
     assert backend.pool.ready_count() == 0
+
+
+def test_it_counts_the_sandboxes_cpu_time_from_its_cgroup(run_id: str) -> None:
+    """``cpu_ns`` is the kernel's count for the whole container (sandbox/backends/cgroup_cpu.py):
+    flat while its process is blocked on the channel, growing by about the CPU a thread of it
+    burns, whatever the code inside says."""
+    backend = _probe_backend(
+        """
+        import threading, time
+        reply({"ready": True})
+        i = sys.stdin.buffer
+        while True:
+            head = i.read(8)
+            if len(head) < 8:
+                break
+            body = i.read(struct.unpack(">4sI", head)[1])
+            end = time.thread_time() + 0.3
+            threading.Thread(target=lambda: [0 for _ in iter(lambda: time.thread_time() > end, True)]).start()
+            reply({"spinning": True})
+        """
+    )
+    with backend.start(_spec(run_id, cpuset=None)) as box:
+        decode_frame(box.recv(30))
+        first = box.cpu_ns()
+        assert first is not None and first > 0, "no cgroup file found under /sys/fs/cgroup"
+        time.sleep(0.3)
+        idle = box.cpu_ns() - first  # blocked on its channel
+        box.send(encode_frame({"spin": 1}))
+        decode_frame(box.recv(30))
+        start = box.cpu_ns()
+        time.sleep(1.0)  # the thread burns 0.3 s of CPU, then ends
+        burnt = box.cpu_ns() - start
+    assert idle < 20_000_000, idle
+    assert burnt > 200_000_000, burnt
+    assert box.cpu_ns() is None  # gone
+
+
+def test_without_a_cgroup_root_the_cpu_time_is_not_known(run_id: str) -> None:
+    backend = get_backend("docker", image=IMAGE, command=["sleep", "30"], cgroup_root=None)
+    with backend.start(_spec(run_id)) as box:
+        assert box.cpu_ns() is None

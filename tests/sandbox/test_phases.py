@@ -413,3 +413,19 @@ def test_a_judging_through_the_engine_records_its_phases(settings: Any) -> None:
     phases = result.environment["phases"]
     assert {"setup", "sandbox_start", "runner_ready", "load", "tests", "shutdown"} <= set(phases)
     assert "benchmark" not in phases and "timing_contended" not in result.environment
+
+
+def test_the_pressure_meter_gives_the_share_of_its_time_some_task_waited(tmp_path: Any) -> None:
+    import time
+
+    from sandbox.backends.cpu_sets import PressureMeter
+
+    psi = tmp_path / "cpu"
+    psi.write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000\n")
+    meter = PressureMeter(str(psi))
+    time.sleep(0.05)
+    elapsed_s = time.monotonic() - meter.begun_s
+    psi.write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=1020000\n")  # 20 ms waited
+    share = meter.share()
+    assert share is not None and 0 < share <= 0.02 / elapsed_s
+    assert PressureMeter(str(tmp_path / "missing")).share() is None

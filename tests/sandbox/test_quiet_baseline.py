@@ -1,7 +1,8 @@
-"""The quiet baseline: where the baseline's calls waited for a CPU, its figure is capped at its
-times with the student's sandbox stopped (sandbox/bench/trust.py, ``baseline_waited``,
-``baseline_quiet_cap``), and the student's sandbox is always let go again. Fake series and fake
-sessions: no timing asserts."""
+"""The quiet baseline: where the baseline's calls waited for a CPU and the student's sandbox
+used CPU meanwhile, the baseline's figure is capped at its times with the student's sandbox
+stopped (sandbox/bench/trust.py, ``baseline_waited``, ``ran_beside``, ``baseline_quiet_cap``),
+and the student's sandbox is always let go again. Fake series and fake sessions: no timing
+asserts."""
 
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ from sandbox.bench.trust import (
     Finding,
     baseline_quiet_cap,
     baseline_waited,
+    beside_share,
     merged,
+    needs_quiet_cap,
     quiet_wait_share,
+    ran_beside,
 )
 from sandbox.contracts import Trust
 from sandbox.problem import BenchShape
@@ -95,6 +99,20 @@ class FakeBox:
     @property
     def stopped(self) -> bool:
         return bool(self.calls) and self.calls[-1] and self.can_quiet
+
+
+class CountedBox(FakeBox):
+    """A student's box whose cgroup counts ``per_read_ns`` more CPU time at every read: 0 is
+    code blocked on its channel, more is code running beside the baseline's calls."""
+
+    def __init__(self, per_read_ns: int) -> None:
+        super().__init__()
+        self.per_read_ns, self.used_ns, self.reads = per_read_ns, 7_000_000, 0
+
+    def cpu_ns(self) -> int:
+        self.reads += 1
+        self.used_ns += self.per_read_ns
+        return self.used_ns
 
 
 class FakeSession:
@@ -215,6 +233,7 @@ def _judge_one_shape(
     base_waited_ns: int,
     monkeypatch: pytest.MonkeyPatch,
     stopped: tuple[int, int] | None = None,
+    box: FakeBox | None = None,
 ) -> tuple[FakeSession, Any]:
     import types
 
@@ -232,7 +251,7 @@ def _judge_one_shape(
         benchmark=types.SimpleNamespace(target_rel_error=0.05),
         limits=types.SimpleNamespace(time_s=1.0),
     )
-    sub = FakeSession(waited_ns=0)
+    sub = FakeSession(box, waited_ns=0)
     base = FakeSession(
         waited_ns=base_waited_ns, beside=sub.box, stopped=stopped or (1_000_000, base_waited_ns)
     )
@@ -272,3 +291,55 @@ def test_a_baseline_that_waited_beside_the_student_only_is_capped(
     assert result.trust == Trust.CHARGED and result.rule == "baseline_quiet_cap"  # 2x slower
     assert "waited 50.0 % of its time for a CPU (0.0 % with your code stopped)" in result.note
     assert "its time with your code stopped bounds it" in result.note
+
+
+def beside(round_trips_ms: list[float], beside_ms: list[float]) -> Series:
+    base = series([rt - 0.1 for rt in round_trips_ms])
+    base.beside_ns = [int(b * 1e6) for b in beside_ms]
+    return base
+
+
+def test_the_student_ran_beside_the_baseline_when_it_used_cpu_during_its_calls() -> None:
+    # Blocked on its channel: none. A spinner beside a call of 2 ms takes about half of it.
+    assert not ran_beside(beside([2.0] * 4, [0.0] * 4))
+    assert beside_share(beside([2.0] * 4, [0.0] * 4)) == 0.0
+    assert ran_beside(beside([2.0] * 4, [1.0, 0.9, 1.1, 1.0]))
+    threshold = POLICY.beside_cpu_fraction
+    assert not ran_beside(beside([1.0] * 10, [threshold * 0.9] * 10))
+    assert ran_beside(beside([1.0] * 10, [threshold * 1.1] * 10))
+    # Not known (no cgroup to read), or nothing timed: as if it ran.
+    assert ran_beside(beside([1.0] * 3, [0.0, -1e-6, 0.0])) and ran_beside(Series())
+    assert beside_share(Series()) is None
+
+
+def test_the_cap_needs_both_a_wait_and_the_student_running() -> None:
+    idle, spinning = beside([2.0] * 4, [0.0] * 4), beside([2.0] * 4, [1.0] * 4)
+    idle.waited_ns = spinning.waited_ns = [1_000_000] * 4
+    assert not needs_quiet_cap(idle)  # waited, but for the host: the student used no CPU
+    assert needs_quiet_cap(spinning)
+    quiet_spinner = beside([2.0] * 4, [1.0] * 4)
+    quiet_spinner.waited_ns = [0] * 4  # it ran on another CPU of the set: the baseline never waited
+    assert not needs_quiet_cap(quiet_spinner)
+
+
+def test_a_baseline_that_waited_for_the_host_alone_is_not_capped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Half of each baseline call spent waiting, while the student's sandbox used no CPU at all:
+    # the wait was the host's; no quiet block, no cap, the baseline's own median.
+    box = CountedBox(per_read_ns=0)
+    sub, result = _judge_one_shape(500_000, monkeypatch, stopped=(500_000, 0), box=box)
+    assert sub.box.calls == [] and box.reads > 0
+    assert result.baseline_ms == pytest.approx(1.0) and result.note == ""
+    assert result.trust == Trust.VERIFIED
+
+
+def test_a_baseline_that_waited_while_the_student_used_cpu_is_capped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The same wait, with the student's cgroup counting 0.5 ms of CPU during each baseline call.
+    box = CountedBox(per_read_ns=500_000)
+    sub, result = _judge_one_shape(500_000, monkeypatch, stopped=(500_000, 0), box=box)
+    assert sub.box.calls == [True, False, True, False]
+    assert result.baseline_ms == pytest.approx(0.5 * (1 + POLICY.quiet_slack_fraction))
+    assert result.trust == Trust.CHARGED and result.rule == "baseline_quiet_cap"
