@@ -63,6 +63,13 @@ def test_the_compose_files_are_valid_and_narrow(files: list[str]) -> None:
         mounts = [v.get("source", "") for v in service.get("volumes", [])]
         has_socket = "/var/run/docker.sock" in mounts
         assert has_socket == (name in {"worker", "rejudge-worker", "gpu-worker"}), name
+        # The host's cgroups (each sandbox's CPU time, sandbox/backends/cgroup_cpu.py): the
+        # workers only, read-only, where JUDGE_CGROUP_ROOT says.
+        cgroups = [v for v in service.get("volumes", []) if v.get("source") == "/sys/fs/cgroup"]
+        assert bool(cgroups) == has_socket, name
+        for mount in cgroups:
+            assert mount.get("read_only") is True, name
+            assert service["environment"]["JUDGE_CGROUP_ROOT"] == mount["target"], name
         assert not service.get("privileged"), name
     assert services["gpu-worker"]["profiles"] == ["gpu"]
     assert services["gpu-worker"]["deploy"]["resources"]["reservations"]["devices"]
