@@ -137,8 +137,11 @@ def time_one(
     }
     before = watch() if watch is not None else None
     reply, _ = session.request(message, timeout_s, what)
-    after = watch() if before is not None and watch is not None else None
-    beside = after - before if before is not None and after is not None else -1
+    beside = -1
+    if watch is not None and before is not None:
+        after = watch()
+        if after is not None and after >= before:
+            beside = after - before
     reported = reply.get("time_ns")
     if type(reported) is not int:
         reported = -1
@@ -153,7 +156,7 @@ def time_one(
         digest if isinstance(digest, str) else "",
         prepare_ns,
         waited if type(waited) is int and waited >= 0 else -1,
-        beside if beside >= 0 else -1,
+        beside,
     )
 
 
@@ -222,10 +225,8 @@ class Rounds:
         self.rounds = 0
         self.verify_round = rng.randrange(WARMUP_ROUNDS, WARMUP_ROUNDS + MIN_ROUNDS)  # 1 at least
         self.sorted_sub: list[int] = []  # the submission's measured times, kept sorted
-        # the student's sandbox's CPU time, read around the baseline's calls (None: unknown)
-        self.watch: Callable[[], int | None] | None = getattr(
-            getattr(sub_session, "box", None), "cpu_ns", None
-        )
+        # the student's sandbox's CPU time, read around the baseline's calls
+        self.watch: Callable[[], int | None] = sub_session.box.cpu_ns
 
     def precision(self) -> float:
         """The relative standard error of the speedup's estimate, the median of the rounds'

@@ -76,6 +76,13 @@ def reply(obj):
     payload = struct.pack(">I", len(text)) + text
     sys.stdout.buffer.write(b"TJF1" + struct.pack(">I", len(payload)) + payload)
     sys.stdout.buffer.flush()
+def frames():
+    i = sys.stdin.buffer
+    while True:
+        head = i.read(8)
+        if len(head) < 8:
+            return
+        yield head, i.read(struct.unpack(">4sI", head)[1])
 """
 
 
@@ -287,12 +294,7 @@ def test_it_removes_the_container_when_the_block_raises(run_id: str, client: Any
 def test_it_echoes_frames_through_stdin_and_stdout(run_id: str) -> None:
     backend = _probe_backend(
         """
-        i = sys.stdin.buffer
-        while True:
-            head = i.read(8)
-            if len(head) < 8:
-                break
-            body = i.read(struct.unpack(">4sI", head)[1])
+        for head, body in frames():
             sys.stdout.buffer.write(head + body)
             sys.stdout.buffer.flush()
         """
@@ -513,15 +515,13 @@ def test_it_counts_the_sandboxes_cpu_time_from_its_cgroup(run_id: str) -> None:
     backend = _probe_backend(
         """
         import threading, time
+        def burn(seconds):
+            end = time.thread_time() + seconds  # this thread's own CPU time
+            while time.thread_time() < end:
+                pass
         reply({"ready": True})
-        i = sys.stdin.buffer
-        while True:
-            head = i.read(8)
-            if len(head) < 8:
-                break
-            body = i.read(struct.unpack(">4sI", head)[1])
-            end = time.thread_time() + 0.3
-            threading.Thread(target=lambda: [0 for _ in iter(lambda: time.thread_time() > end, True)]).start()
+        for _ in frames():
+            threading.Thread(target=burn, args=(0.3,)).start()
             reply({"spinning": True})
         """
     )

@@ -100,6 +100,9 @@ class FakeBox:
     def stopped(self) -> bool:
         return bool(self.calls) and self.calls[-1] and self.can_quiet
 
+    def cpu_ns(self) -> int | None:
+        return None  # not known, as for a backend without cgroup files
+
 
 class CountedBox(FakeBox):
     """A student's box whose cgroup counts ``per_read_ns`` more CPU time at every read: 0 is
