@@ -280,6 +280,16 @@ JUDGE_CGROUP_ROOT = envstr("JUDGE_CGROUP_ROOT", "/sys/fs/cgroup")
 # than a warm pool's idle time (5 minutes) plus the task's hard time limit; a minute's margin.
 # Workers remove such sandboxes from their Docker engine.
 JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 360))
+# Where authors' code (a package's tests.py and reference, a practice folder's test.py) runs:
+# in a confined grader process of its own (sandbox/grader_process.py: with docker, a container
+# of JUDGE_GRADER_IMAGE without network, Docker socket or credentials), never in the worker.
+# "auto": confined with the docker backend, in-process with the local one (development, which
+# is no security boundary anyway); "always" / "never" force it.
+JUDGE_CONFINE_AUTHORS = envchoice("JUDGE_CONFINE_AUTHORS", "auto", ("auto", "always", "never"))
+# The image of the confined grader: the worker's own (torch and the grader's code); "" = the
+# image of the container this worker runs in, asked from the Docker engine.
+JUDGE_GRADER_IMAGE = envstr("JUDGE_GRADER_IMAGE", "")
+JUDGE_GRADER_MEMORY_MIB = envint("JUDGE_GRADER_MEMORY_MIB", "4096")
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")
 # Judgings waiting or running at once: per user, and per client address across accounts

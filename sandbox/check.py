@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandbox.contracts import JudgeResult, Mode, Verdict
+from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
 from sandbox.problem import Case, PackageError, ProblemPackage, inline_kernels, kernels_module_path
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ def _hidden_only(package: ProblemPackage) -> ProblemPackage:
 
 
 def _summary(result: JudgeResult) -> str:
-    bad = [f"{t.name}={t.verdict}" for t in result.tests if t.verdict not in (Verdict.AC, Verdict.SK)]
+    bad = [f"{t.name}={t.verdict}" for t in result.tests if t.verdict not in PASSING_VERDICTS | NEUTRAL_VERDICTS]
     text = f"{result.verdict}" + (f" ({', '.join(bad[:4])}{', ...' if len(bad) > 4 else ''})" if bad else "")
     if result.message and result.verdict != Verdict.AC:
         text += f" - {result.message.strip().splitlines()[-1][:160]}"

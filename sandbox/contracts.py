@@ -180,9 +180,22 @@ class JudgeResult:
         )
 
 
+# The one rule table of what a test's verdict counts for, shared by every problem kind (only the
+# grader writes a test's verdict: an exception of the student's code is RE or WA, never SK).
+# SK is neutral: a test the package's own code skipped (a practice test's ``skip()``), or one
+# not run after a fault that ended the program (that fault's verdict decides the judging).
+PASSING_VERDICTS = frozenset({Verdict.AC})
+NEUTRAL_VERDICTS = frozenset({Verdict.SK})
+NOTHING_JUDGED = "no test could be judged here: every test was skipped"
+
+
 def overall_verdict(tests: list[TestResult]) -> Verdict:
-    """The judging's verdict: the first test that is neither AC nor SK, else AC."""
+    """The judging's verdict: the first test that neither passed nor was skipped; else AC when
+    at least one test passed (or there were none); a judging whose every test was skipped
+    judged nothing, which is ours (IE), never a free AC."""
     for test in tests:
-        if test.verdict not in (Verdict.AC, Verdict.SK):
+        if test.verdict not in PASSING_VERDICTS | NEUTRAL_VERDICTS:
             return test.verdict
+    if tests and not any(test.verdict in PASSING_VERDICTS for test in tests):
+        return Verdict.IE
     return Verdict.AC

@@ -50,6 +50,8 @@ def decode_payload(payload: bytes) -> tuple[dict[str, Any], bytes]:
         message = json.loads(payload[JSON_LEN.size : end])
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise FrameError(f"payload is not JSON: {exc}") from None
+    except (RecursionError, ValueError) as exc:  # nested too deep; an integer of 5000 digits
+        raise FrameError(f"payload JSON is out of bounds: {type(exc).__name__}") from None
     if not isinstance(message, dict):
         raise FrameError("payload JSON is not an object")
     return message, payload[end:]

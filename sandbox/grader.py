@@ -32,7 +32,14 @@ import torch
 from sandbox import wire
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.compare import compare, is_memory_error
-from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, overall_verdict
+from sandbox.contracts import (
+    NOTHING_JUDGED,
+    JudgeResult,
+    Mode,
+    TestResult,
+    Verdict,
+    overall_verdict,
+)
 from sandbox.feedback import explain, for_student
 from sandbox.problem import Case, PackageError, ProblemPackage, baseline_file
 from sandbox.session import (
@@ -177,6 +184,8 @@ class _Judging:
         self.expected_cache: dict[tuple[str, int], dict[str, Any]] | None = None
 
     def result(self, verdict: Verdict, message: str = "") -> JudgeResult:
+        if verdict == Verdict.IE and not message:
+            message = NOTHING_JUDGED
         return JudgeResult(verdict, self.results, None, self.env, message, self.package.version)
 
     def report(self, result: TestResult) -> None:
@@ -240,12 +249,13 @@ class _Judging:
                 self.report(wrong)
             self._goodbye(base_session)
         self._goodbye(session)
+        final = overall_verdict(self.results)
         return JudgeResult(
-            overall_verdict(self.results),
+            final,
             self.results,
             benchmark,
             self.env,
-            "",
+            NOTHING_JUDGED if final == Verdict.IE else "",
             self.package.version,
         )
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sandbox import practice
-from sandbox.contracts import JudgeResult, Mode, Verdict
+from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
 from sandbox.problem import ProblemPackage, load_package
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def _summary(result: JudgeResult) -> str:
     bad = [
         f"{t.name}: {t.verdict} {t.message.splitlines()[0][:200] if t.message else ''}".strip()
         for t in result.tests
-        if t.verdict not in (Verdict.AC, Verdict.SK)
+        if t.verdict not in PASSING_VERDICTS | NEUTRAL_VERDICTS
     ]
     text = "; ".join(bad[:3]) + ("; ..." if len(bad) > 3 else "")
     if result.message:

@@ -27,7 +27,9 @@ What a proxy cannot do directly, and how it is done:
 - arguments modified in place by the student's code are not carried back to the test.
 
 Verdicts per test: returned AC; AssertionError WA; the student's exception RE (its traceback,
-trimmed to the student's frames); ``Skip`` SK; faults of the sandbox (TLE, MLE, a crash) as in
+trimmed to the student's frames), whatever its name or base (a student's class named ``Skip``
+is RE: only the checker's own ``Skip``, raised by the test's code, skips, and SK never makes an
+AC alone: sandbox/contracts.py, ``overall_verdict``); faults of the sandbox (TLE, MLE, a crash) as in
 sandbox/grader.py, a fatal one skipping the rest. Per test, ``limits.time_s`` bounds all the
 calls it makes together.
 """
@@ -48,7 +50,15 @@ from typing import Any, NoReturn
 from sandbox import practice, wire
 from sandbox.backends.base import Backend, SandboxSpec
 from sandbox.compare import is_memory_error
-from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, WrongKind, overall_verdict
+from sandbox.contracts import (
+    NOTHING_JUDGED,
+    JudgeResult,
+    Mode,
+    TestResult,
+    Verdict,
+    WrongKind,
+    overall_verdict,
+)
 from sandbox.feedback import for_student
 from sandbox.practice_checker import Skip, make_checker
 from sandbox.problem import ProblemPackage
@@ -463,6 +473,8 @@ class _PracticeJudging:
         self.remote: _Remote | None = None
 
     def result(self, verdict: Verdict, message: str = "") -> JudgeResult:
+        if verdict == Verdict.IE and not message:
+            message = NOTHING_JUDGED
         if self.unsupported:
             self.env["practice_unsupported"] = self.unsupported
         if self.remote is not None and self.remote.callback_tests:
@@ -586,9 +598,9 @@ class _PracticeJudging:
             details = {"traceback": _student_traceback(obs)} if obs else {}
             return done(Verdict.WA, message, wrong_kind=WrongKind.VALUE, details=details)
         except Exception as exc:  # noqa: BLE001 - the student's exception, or the test's on their value
-            if type(exc).__name__ == "Skip" or isinstance(exc, Skip):
-                return done(Verdict.SK, f"skipped: {exc}")
             obs = getattr(exc, "_practice_obs", None)
+            if obs is None and isinstance(exc, Skip):  # the checker's own, raised by the test
+                return done(Verdict.SK, f"skipped: {exc}")
             if obs is not None:
                 trace = _student_traceback(obs)
                 return done(

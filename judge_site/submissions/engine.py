@@ -329,6 +329,7 @@ def judge_source(
     on_progress: Callable[[TestResult], None] | None = None,
 ) -> JudgeResult:
     """Judge ``source`` synchronously through the configured backend."""
+    from judge_site.submissions import confinement
     from sandbox.grader import judge  # imports torch: only when a judging really happens
 
     gpu_id = gpu_for(package)
@@ -361,17 +362,24 @@ def judge_source(
         after_timing=quiet.after,
         close_in_background=_close_in_background,
     )
+    labels = {"tensor-judge.problem": str(package.number)} | (
+        {WORKER_LABEL: _worker_name} if _worker_name else {}
+    )
     try:
-        result = judge(
-            package,
-            source,
-            mode=Mode(mode),
-            backend=timed,
-            on_progress=on_progress,
-            gpu_id=gpu_id,
-            labels={"tensor-judge.problem": str(package.number)}
-            | ({WORKER_LABEL: _worker_name} if _worker_name else {}),
-        )
+        if confinement.confined(backend.name):
+            try:
+                graders = confinement.graders(backend.name, labels)
+            except confinement.GraderImageError as exc:
+                return _internal_error(package, f"grader configuration: {exc}")
+            result = graders.judge(
+                package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
+                gpu_id=gpu_id, labels=labels, domain=confinement.domain_of(package),
+            )
+        else:
+            result = judge(
+                package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
+                gpu_id=gpu_id, labels=labels,
+            )
     finally:
         timed.finish()
         if pool is not None:

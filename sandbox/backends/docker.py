@@ -134,6 +134,7 @@ class DockerSandbox(Sandbox):
         self._container = backend.client.containers.create(
             self._image,
             command=backend.command,
+            entrypoint=backend.entrypoint,
             user=f"{SANDBOX_UID}:{SANDBOX_UID}",
             working_dir="/tmp",
             environment=env,
@@ -548,6 +549,7 @@ class DockerBackend(Backend):
         gpu_ids: list[str] | tuple[str, ...] | str | None = None,
         cpus: float | None = 1.0,
         command: list[str] | None = None,
+        entrypoint: list[str] | None = None,
         client: Any = None,
         gpu_lock_dir: str | None = None,
         gpu_wait_s: float = 600.0,
@@ -566,6 +568,7 @@ class DockerBackend(Backend):
         self.gpu_ids = tuple(gpu_ids or ())
         self.cpus = cpus
         self.command = list(command or RUNNER_COMMAND)
+        self.entrypoint = entrypoint  # None: the image's own (the sandbox images have none)
         self._client = client
         self.gpu_lock_dir = gpu_lock_dir or tempfile.gettempdir()
         self.gpu_wait_s = gpu_wait_s

@@ -52,7 +52,7 @@ class _EndOfStream:
 
 
 class LocalSandbox(Sandbox):
-    def __init__(self, spec: SandboxSpec, python: str) -> None:
+    def __init__(self, spec: SandboxSpec, python: str, command: list[str] | None = None) -> None:
         self.spec = spec
         self.tmp = Path(tempfile.mkdtemp(prefix="judge-local-"))
         self.output_path = self.tmp / OUTPUT_NAME
@@ -71,14 +71,11 @@ class LocalSandbox(Sandbox):
         cpu_s = int(spec.wall_time_s) + 1
         fsize = max(FILE_SIZE_LIMIT_MIB, spec.output_kib // 1024 * 4) * 1024 * 1024
 
+        argv = [python, *command] if command else [
+            python, "-I", str(RUNNER), "--output-file", str(self.output_path)
+        ]
         self.proc = subprocess.Popen(
-            [
-                python,
-                "-I",
-                str(RUNNER),
-                "--output-file",
-                str(self.output_path),
-            ],
+            argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -218,8 +215,9 @@ class LocalBackend(Backend):
 
     name = "local"
 
-    def __init__(self, python: str | None = None) -> None:
+    def __init__(self, python: str | None = None, command: list[str] | None = None) -> None:
         self.python = python or sys.executable
+        self.command = command  # arguments after the interpreter (default: the runner)
 
     def start(self, spec: SandboxSpec) -> Sandbox:
-        return LocalSandbox(spec, self.python)
+        return LocalSandbox(spec, self.python, self.command)

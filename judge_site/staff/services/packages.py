@@ -216,7 +216,8 @@ def version_check(version_id: int) -> str:
     """Run the package check of an uploaded version (the worker's task). Every finished item
     is written to the row as it comes, for the page that watches it. Safe to call twice."""
     from judge_site.staff.tasks import CHECK_SOFT_LIMIT_S
-    from sandbox.check import CheckItem, check_package
+    from judge_site.submissions import confinement
+    from sandbox.check import CheckItem
 
     # Pending, or left running by a worker that died (the task is redelivered): claim it.
     stale = timezone.now() - timedelta(seconds=CHECK_SOFT_LIMIT_S + 120)
@@ -241,7 +242,7 @@ def version_check(version_id: int) -> str:
 
     try:
         package = load_package(version.package_dir)
-        report = check_package(package, _check_backend(), on_item=on_item)
+        report = confinement.check_package(package, _check_backend(), on_item=on_item)
     except Exception as exc:  # an infrastructure fault, or a package that cannot be judged
         logger.exception("check of %s failed", version)
         row.update(

@@ -9,8 +9,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from judge_site.submissions import confinement
 from judge_site.submissions.engine import backend_from_settings
-from sandbox.check import CheckItem, check_package
+from sandbox.check import CheckItem
 from sandbox.problem import PackageError, ProblemPackage, find_package, load_package
 
 
@@ -49,7 +50,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {mark} {item.name}{took}{detail}")
                 self.stdout.flush()
 
-            report = check_package(package, backend, on_item=show, **extra)
+            report = confinement.check_package(package, backend, on_item=show, **extra)
             if report.skipped:
                 skipped.append(package.folder_name)
                 self.stdout.write(self.style.WARNING(f"  SKIP {report.skipped}"))

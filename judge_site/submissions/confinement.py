@@ -1,0 +1,130 @@
+"""This worker's confined graders: where authors' code runs (sandbox/confined.py).
+
+With the docker backend, a package's ``tests.py``, its reference and a practice folder's
+``test.py`` run in a container of the worker's own image started without network, Docker
+socket, credentials or environment (the launcher in this process holds those and never
+executes package code). One grader process per trust domain: the built-in catalog (the
+repository's problems/) shares one; every uploaded or imported version has its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
+from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
+from sandbox.problem import ProblemPackage
+
+log = logging.getLogger(__name__)
+
+GRADER_LABEL = "tensor-judge.role"
+IMAGE_GRADER_SCRIPT = "/app/sandbox/grader_process.py"  # where the worker image holds it
+
+_graders: dict[str, ConfinedGraders] = {}
+_lock = threading.Lock()
+
+
+class GraderImageError(RuntimeError):
+    """No image to run the confined grader in (a configuration fault: IE with this message)."""
+
+
+def confined(backend_name: str) -> bool:
+    """Whether judgings with this backend run authors' code in a confined grader process."""
+    setting = str(getattr(settings, "JUDGE_CONFINE_AUTHORS", "auto"))
+    if setting == "auto":
+        return backend_name == "docker"
+    return setting == "always"
+
+
+def domain_of(package: ProblemPackage) -> str:
+    """The trust domain a package's code runs in: the built-in catalog, or its own version."""
+    catalog = Path(settings.JUDGE_PROBLEMS_DIR).resolve()
+    if catalog in package.path.resolve().parents:
+        return "catalog"
+    return f"version:{package.version}"
+
+
+def grader_image() -> str:
+    """JUDGE_GRADER_IMAGE, else the image of the container this worker runs in."""
+    image = str(getattr(settings, "JUDGE_GRADER_IMAGE", "") or "")
+    if image:
+        return image
+    import docker
+
+    try:
+        own = docker.from_env().containers.get(socket.gethostname())
+        return str(own.image.id)
+    except Exception as exc:  # noqa: BLE001 - not in a container, or no engine
+        raise GraderImageError(
+            "JUDGE_GRADER_IMAGE is not set and this worker is not a container of a known "
+            f"image ({type(exc).__name__}: {exc}): set it to the worker's image "
+            "(tensor-judge-worker:...)"
+        ) from None
+
+
+def _spec(labels: dict[str, str]) -> SandboxSpec:
+    age = float(settings.JUDGE_ORPHAN_AGE_S)
+    return SandboxSpec(
+        memory_mib=int(getattr(settings, "JUDGE_GRADER_MEMORY_MIB", 4096)),
+        pids=256,
+        tmpfs_mib=512,
+        output_kib=1024,
+        max_frame_mib=512,
+        wall_time_s=age,  # never older than an orphan: the sweep would take it
+        labels=labels,
+    )
+
+
+def graders(backend_name: str, labels: dict[str, str] | None = None) -> ConfinedGraders:
+    """This process's graders for a backend ("docker": containers; "local": subprocesses
+    with an empty environment, for development and the suite)."""
+    with _lock:
+        found = _graders.get(backend_name)
+        if found is not None:
+            return found
+        spec = _spec({**(labels or {}), GRADER_LABEL: "grader"})
+        if backend_name == "docker":
+            image = grader_image()
+            runner = get_backend(
+                "docker", image=image, command=["python3", IMAGE_GRADER_SCRIPT],
+                entrypoint=[], cpus=1.0, cgroup_root=None,
+            )
+        else:
+            runner = get_backend("local", command=[str(GRADER_SCRIPT)])
+
+        def start() -> Sandbox:
+            return runner.start(spec)
+
+        # Retired well before the orphan sweep could take one mid-judging.
+        found = ConfinedGraders(start, max_age_s=max(60.0, spec.wall_time_s / 3))
+        _graders[backend_name] = found
+        return found
+
+
+def close_graders() -> None:
+    """Stop this process's grader processes (worker shutdown, tests)."""
+    with _lock:
+        found = list(_graders.values())
+        _graders.clear()
+    for item in found:
+        item.close()
+
+
+def check_package(package: ProblemPackage, backend: Backend, **options: Any) -> Any:
+    """sandbox.check.check_package, in a confined grader process where judgings are confined
+    (the package check runs the same authors' code as a judging)."""
+    from sandbox.check import check_package as check_here
+
+    if not confined(backend.name):
+        return check_here(package, backend, **options)
+    requires = list(package.manifest.get("requires", []))
+    route = getattr(backend, "for_requirements", None)
+    if requires and callable(route):
+        backend = route(requires)  # the image for these requirements, as check_package does
+    return graders(backend.name).check(package, backend, domain=domain_of(package), **options)

@@ -1,0 +1,287 @@
+"""The launcher's side of the confined grader (sandbox/grader_process.py).
+
+``ConfinedGraders.judge`` has the contract of ``sandbox.grader.judge`` and
+``ConfinedGraders.check`` that of ``sandbox.check.check_package``; neither executes a line of
+the package here. They hand the job to a grader process of the package's trust domain (kept
+between judgings, retired by age), serve its sandbox requests with the real backend
+(sandbox/relay.py: labels, GPU and the count of sandboxes are ours), pass its progress on, and
+close every sandbox of the job at its end. A grader process that dies, hangs or answers
+nonsense ends the job as IE (ours, never the student's fault) and is replaced.
+
+Costs (measured by scripts/bench_judging): the grader process imports torch once per domain
+and age, not per judging; per judging the package's files cross once per process, and every
+request to a sandbox takes one more hop through a pipe (tens of microseconds).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from sandbox import framing
+from sandbox.backends.base import Backend, Sandbox, SandboxError
+from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
+from sandbox.problem import PackageError, ProblemPackage
+from sandbox.relay import BoxService
+
+log = logging.getLogger(__name__)
+
+GRADER_SCRIPT = Path(__file__).resolve().with_name("grader_process.py")
+HELLO_TIMEOUT_S = 120.0  # start-up: interpreter and torch import, on a busy machine
+AUTHOR_SILENCE_S = 120.0  # the most an author's code may compute between two requests
+MAX_PACKAGE_MIB = 64
+
+
+class GraderFailed(Exception):
+    """The grader process failed the job (ours: an IE with this message)."""
+
+
+def pack_package(package: ProblemPackage) -> tuple[dict[str, Any], bytes]:
+    """The package folder's files as one transfer: relative path -> [offset, length]."""
+    files: dict[str, list[int]] = {}
+    chunks: list[bytes] = []
+    offset = 0
+    for path in sorted(p for p in package.path.rglob("*") if p.is_file()):
+        if "__pycache__" in path.parts:
+            continue
+        data = path.read_bytes()
+        files[str(path.relative_to(package.path))] = [offset, len(data)]
+        chunks.append(data)
+        offset += len(data)
+        if offset > MAX_PACKAGE_MIB * 1024 * 1024:
+            raise PackageError(f"the package is larger than {MAX_PACKAGE_MIB} MiB")
+    message = {"op": "package", "version": package.version, "folder": package.path.name,
+               "files": files}
+    return message, b"".join(chunks)
+
+
+class GraderHost:
+    """One running grader process and the versions it already holds."""
+
+    def __init__(self, box: Sandbox) -> None:
+        self.box = box
+        self.born = time.monotonic()
+        self.versions: set[str] = set()
+        self.jobs = 0
+        self._send_lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="relay")
+        message = self._recv(HELLO_TIMEOUT_S)
+        if message[0].get("event") != "hello":
+            raise GraderFailed("the grader process did not say hello")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        try:
+            self.box.close()
+        except Exception:  # noqa: BLE001,S110 - best effort; the reaper follows
+            pass
+
+    def _send(self, message: dict[str, Any], blob: bytes = b"") -> None:
+        with self._send_lock:
+            self.box.send(framing.encode_frame(message, blob))
+
+    def _recv(self, timeout_s: float) -> tuple[dict[str, Any], bytes]:
+        try:
+            raw = self.box.recv(timeout_s)
+            return framing.decode_frame(raw)
+        except SandboxError as exc:
+            raise GraderFailed(f"the problem's grader process failed: {type(exc).__name__}: {exc}") from None
+        except framing.FrameError as exc:
+            raise GraderFailed(f"the problem's grader process wrote a bad frame: {exc}") from None
+
+    def run(
+        self,
+        job: dict[str, Any],
+        blob: bytes,
+        service: BoxService | None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
+        """Send a job, serve its sandbox requests, pass its events on; its final event."""
+        self.jobs += 1
+        ident = self.jobs
+        self._send({**job, "job": ident}, blob)
+        waits: dict[int, float] = {}  # requests in flight -> how long they may take
+        waits_lock = threading.Lock()
+
+        def serve(message: dict[str, Any], data: bytes) -> None:
+            rid = message.get("rid")
+            try:
+                if service is None:
+                    reply, out = {"error": {"type": "RelayError", "message": "no sandboxes here"}}, b""
+                else:
+                    reply, out = service.handle(message, data)
+            except Exception as exc:  # noqa: BLE001 - the backend failed: tell the grader
+                log.exception("sandbox request %s failed", message.get("rpc"))
+                reply, out = {"error": {"type": "RelayError", "message": f"{type(exc).__name__}: {exc}"}}, b""
+            finally:
+                with waits_lock:
+                    waits.pop(rid, None)  # type: ignore[arg-type]
+            try:
+                self._send({**reply, "re": rid}, out)
+            except SandboxError:
+                pass  # the grader process is gone: the loop below says so
+
+        while True:
+            with waits_lock:
+                longest = max(waits.values(), default=0.0)
+            message, data = self._recv(longest + AUTHOR_SILENCE_S)
+            if "rpc" in message:
+                rid = message.get("rid")
+                if type(rid) is not int:
+                    raise GraderFailed("the grader process sent a request without an id")
+                timeout = message.get("timeout_s")
+                with waits_lock:
+                    waits[rid] = float(timeout) if isinstance(timeout, int | float) else 60.0
+                self._pool.submit(serve, message, data)
+                continue
+            if message.get("job") != ident:
+                continue  # a late event of an earlier job
+            event = message.get("event")
+            if event in ("result", "failed"):
+                if event == "failed":
+                    raise GraderFailed(
+                        f"the problem's tests failed in the grader: {message.get('message', '')}"
+                        f"\n{str(message.get('traceback', ''))[-1500:]}"
+                    )
+                return message
+            if on_event is not None:
+                on_event(message)
+
+
+class ConfinedGraders:
+    """Grader processes by trust domain, started with ``start`` (a Sandbox running
+    grader_process.py), at most ``max_domains`` kept, each retired after ``max_age_s``."""
+
+    def __init__(self, start: Callable[[], Sandbox], max_age_s: float = 600.0,
+                 max_domains: int = 3) -> None:
+        self._start = start
+        self.max_age_s = max_age_s
+        self.max_domains = max_domains
+        self._hosts: OrderedDict[str, GraderHost] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _host(self, domain: str) -> GraderHost:
+        with self._lock:
+            host = self._hosts.pop(domain, None)
+            if host is not None and time.monotonic() - host.born > self.max_age_s:
+                host.close()
+                host = None
+            while len(self._hosts) >= self.max_domains:
+                _, old = self._hosts.popitem(last=False)
+                old.close()
+        if host is None:
+            host = GraderHost(self._start())
+        return host
+
+    def _keep(self, domain: str, host: GraderHost) -> None:
+        with self._lock:
+            self._hosts[domain] = host
+
+    def close(self) -> None:
+        with self._lock:
+            hosts, self._hosts = list(self._hosts.values()), OrderedDict()
+        for host in hosts:
+            host.close()
+
+    def _job(self, domain: str, package: ProblemPackage, job: dict[str, Any],
+             service: BoxService, on_event: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        host = self._host(domain)
+        try:
+            if package.version not in host.versions:
+                message, blob = pack_package(package)
+                host.run(message, blob, None)
+                host.versions.add(package.version)
+            final = host.run({**job, "version": package.version}, b"", service, on_event)
+        except BaseException:
+            host.close()
+            raise
+        finally:
+            service.close_all()
+        self._keep(domain, host)
+        return final
+
+    def judge(
+        self,
+        package: ProblemPackage,
+        source: str,
+        *,
+        mode: Mode,
+        backend: Backend,
+        domain: str,
+        secret_seed: int | None = None,
+        on_progress: Callable[[TestResult], None] | None = None,
+        gpu_id: str | None = None,
+        labels: dict[str, str] | None = None,
+    ) -> JudgeResult:
+        """sandbox.grader.judge, with the package's code run in the domain's grader process."""
+        env = {"backend": backend.name}
+        service = BoxService(backend, labels or {}, gpu_id)
+        seen: list[TestResult] = []
+
+        def on_event(message: dict[str, Any]) -> None:
+            if message.get("event") == "progress" and isinstance(message.get("test"), dict):
+                test = TestResult.from_json(message["test"])
+                seen.append(test)
+                if on_progress is not None:
+                    on_progress(test)
+
+        job = {"op": "judge", "source": source, "mode": str(Mode(mode)), "gpu_id": gpu_id,
+               "secret_seed": secret_seed, "backend": backend.name}
+        try:
+            final = self._job(domain, package, job, service, on_event)
+            result = JudgeResult.from_json(final["result"])
+        except (GraderFailed, PackageError, SandboxError, KeyError, TypeError, ValueError) as exc:
+            log.warning("confined grader failed on %s: %s", package.path, exc)
+            return JudgeResult(Verdict.IE, seen, None, env, str(exc)[:4000], package.version)
+        result.environment["grader"] = "confined"
+        return JudgeResult(result.verdict, result.tests, result.benchmark, result.environment,
+                           result.message, package.version)
+
+    def check(
+        self,
+        package: ProblemPackage,
+        backend: Backend,
+        *,
+        domain: str,
+        on_item: Callable[[Any], None] | None = None,
+        bench: bool = True,
+        secret_seed: int | None = None,
+    ) -> Any:
+        """sandbox.check.check_package, run in the domain's grader process; a failure of the
+        process is one failed item of the report."""
+        from sandbox.check import CheckItem, CheckReport
+
+        report = CheckReport(folder=package.folder_name, version=package.version)
+
+        def item_of(raw: dict[str, Any]) -> CheckItem:
+            return CheckItem(str(raw.get("name", "")), bool(raw.get("ok")),
+                             str(raw.get("detail", "")), float(raw.get("seconds") or 0.0))
+
+        def on_event(message: dict[str, Any]) -> None:
+            if message.get("event") == "item" and isinstance(message.get("item"), dict):
+                found = item_of(message["item"])
+                report.items.append(found)
+                if on_item is not None:
+                    on_item(found)
+
+        job: dict[str, Any] = {"op": "check", "bench": bench, "backend": backend.name}
+        if secret_seed is not None:
+            job["secret_seed"] = secret_seed
+        service = BoxService(backend, {}, None)
+        try:
+            final = self._job(domain, package, job, service, on_event)
+            raw = final["report"]
+            report.items = [item_of(i) for i in raw.get("items", [])]
+            report.skipped = str(raw.get("skipped") or "")
+        except (GraderFailed, PackageError, SandboxError, KeyError, TypeError, AttributeError) as exc:
+            failed = CheckItem("grader process", False, str(exc)[:4000])
+            report.items.append(failed)
+            if on_item is not None:
+                on_item(failed)
+        return report

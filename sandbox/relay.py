@@ -1,0 +1,318 @@
+"""The sandbox backend as a service: how the confined grader drives sandboxes it cannot start.
+
+Authors' code (a package's ``tests.py``, ``solution.py``, a practice folder's ``test.py``) runs
+in the confined grader process (sandbox/grader_process.py): a sandbox of its own, with no Docker
+socket, no database or broker credentials, no network. It still needs sandboxes for the
+student's file and the baseline; the worker's launcher (sandbox/confined.py), which holds the
+engine, starts them on its behalf and relays their frames. Both sides speak in frames
+(sandbox/framing.py) over the grader process's stdin/stdout:
+
+grader -> launcher, each with a request id ``rid``:
+  ``{"rpc": "start", "trusted": bool, "spec": {...}}``       -> ``{"box": id, "environment": {...}}``
+  ``{"rpc": "send", "box": id}`` + the frame as blob         -> ``{}``
+  ``{"rpc": "recv", "box": id, "timeout_s": t}``             -> ``{}`` + the frame as blob
+  ``{"rpc": "close" | "discard", "box": id}``                -> ``{"exit": {...}}`` / ``{}``
+  ``{"rpc": "quiet", "box": id, "on": bool}``                -> ``{"value": bool}``
+  ``{"rpc": "cpu_ns", "box": id}``                           -> ``{"value": int | None}``
+  a failure answers ``{"error": {"type": "SandboxTimeout" | ..., "message", "exit"}}``.
+grader -> launcher without an answer: ``{"event": "progress" | "item" | "result", ...}``.
+launcher -> grader: ``{"re": rid, ...}`` answers, and ``{"op": ...}`` jobs (grader_process).
+
+The launcher decides what the grader may not: labels and GPU of every sandbox are the
+launcher's own, the number of sandboxes open at once is capped, and every sandbox is closed when
+the job ends, whatever the grader did. No Django, no torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, BinaryIO
+
+from sandbox import framing
+from sandbox.backends.base import (
+    Backend,
+    FrameTooLarge,
+    Sandbox,
+    SandboxDied,
+    SandboxError,
+    SandboxExit,
+    SandboxSpec,
+    SandboxTimeout,
+)
+
+MAX_OPEN_BOXES = 4  # open at once for one job: the student's and the baseline's, and spare
+MAX_JOB_FRAME_MIB = 512
+
+_ERRORS: dict[str, type[SandboxError]] = {
+    "SandboxTimeout": SandboxTimeout,
+    "SandboxDied": SandboxDied,
+    "FrameTooLarge": FrameTooLarge,
+    "SandboxError": SandboxError,
+}
+
+
+class RelayError(Exception):
+    """The launcher refused a request, or the channel to it broke."""
+
+
+def exit_to_json(info: SandboxExit | None) -> dict[str, Any] | None:
+    return dataclasses.asdict(info) if info is not None else None
+
+
+def exit_from_json(data: Any) -> SandboxExit | None:
+    if not isinstance(data, dict):
+        return None
+    return SandboxExit(
+        exit_code=data.get("exit_code") if type(data.get("exit_code")) is int else None,
+        oom_killed=bool(data.get("oom_killed")),
+        killed_by_us=bool(data.get("killed_by_us")),
+        output_tail=str(data.get("output_tail") or ""),
+        output_exceeded=bool(data.get("output_exceeded")),
+    )
+
+
+def spec_to_json(spec: SandboxSpec) -> dict[str, Any]:
+    return dataclasses.asdict(spec)
+
+
+def spec_from_json(data: dict[str, Any]) -> SandboxSpec:
+    known = {f.name for f in dataclasses.fields(SandboxSpec)}
+    return SandboxSpec(**{k: v for k, v in data.items() if k in known})
+
+
+# ------------------------------------------------------------------ grader side (confined)
+
+
+class Channel:
+    """The grader process's end: requests with ids answered by a reader thread; jobs from the
+    launcher queued for the main loop. Thread-safe (the baseline starts in a thread)."""
+
+    def __init__(self, inp: BinaryIO, out: BinaryIO) -> None:
+        self._inp, self._out = inp, out
+        self._write_lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, Future[tuple[dict[str, Any], bytes]]] = {}
+        self._jobs: list[tuple[dict[str, Any], bytes]] = []
+        self._jobs_ready = threading.Condition()
+        self._closed = False
+        self._reader = threading.Thread(target=self._read_loop, name="relay-reader", daemon=True)
+        self._reader.start()
+
+    def emit(self, message: dict[str, Any], blob: bytes = b"") -> None:
+        frame = framing.encode_frame(message, blob)
+        with self._write_lock:
+            self._out.write(frame)
+            self._out.flush()
+
+    def request(self, message: dict[str, Any], blob: bytes = b"") -> tuple[dict[str, Any], bytes]:
+        rid = next(self._ids)
+        future: Future[tuple[dict[str, Any], bytes]] = Future()
+        self._waiting[rid] = future
+        if self._closed:
+            raise RelayError("the launcher went away")
+        self.emit({**message, "rid": rid}, blob)
+        return future.result()
+
+    def next_job(self) -> tuple[dict[str, Any], bytes] | None:
+        """The launcher's next job, or None when it closed the channel."""
+        with self._jobs_ready:
+            while not self._jobs and not self._closed:
+                self._jobs_ready.wait()
+            return self._jobs.pop(0) if self._jobs else None
+
+    def _read_loop(self) -> None:
+        try:
+            while True:
+                raw = framing.read_frame(self._inp, MAX_JOB_FRAME_MIB * 1024 * 1024)
+                if raw is None:
+                    break
+                message, blob = framing.decode_frame(raw)
+                rid = message.get("re")
+                if type(rid) is int:
+                    future = self._waiting.pop(rid, None)
+                    if future is not None:
+                        future.set_result((message, blob))
+                    continue
+                with self._jobs_ready:
+                    self._jobs.append((message, blob))
+                    self._jobs_ready.notify()
+        except (OSError, framing.FrameError):
+            pass
+        self._closed = True
+        with self._jobs_ready:
+            self._jobs_ready.notify_all()
+        for future in list(self._waiting.values()):
+            if not future.done():
+                future.set_exception(RelayError("the launcher went away"))
+
+
+class RelayBackend(Backend):
+    """A Backend whose sandboxes the launcher starts; what the confined grader judges with."""
+
+    def __init__(self, channel: Channel, name: str) -> None:
+        self.channel = channel
+        self.name = name
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        return self._start(spec, trusted=False)
+
+    def start_trusted(self, spec: SandboxSpec) -> Sandbox:
+        return self._start(spec, trusted=True)
+
+    def _start(self, spec: SandboxSpec, trusted: bool) -> Sandbox:
+        reply, _ = self.channel.request({"rpc": "start", "trusted": trusted, "spec": spec_to_json(spec)})
+        _raise_error(reply)
+        return RelaySandbox(self.channel, int(reply["box"]), dict(reply.get("environment") or {}))
+
+
+def _raise_error(reply: dict[str, Any]) -> None:
+    error = reply.get("error")
+    if error is None:
+        return
+    if not isinstance(error, dict):
+        raise RelayError(str(error))
+    kind = _ERRORS.get(str(error.get("type")))
+    message = str(error.get("message", ""))
+    if kind is None:
+        raise RelayError(message)
+    raise kind(message, exit_from_json(error.get("exit")))
+
+
+class RelaySandbox(Sandbox):
+    def __init__(self, channel: Channel, box: int, environment: dict[str, str]) -> None:
+        self._channel = channel
+        self._box = box
+        self._environment = environment
+        self._exit: SandboxExit | None = None
+        self._closed = False
+
+    def _call(self, rpc: str, blob: bytes = b"", **fields: Any) -> tuple[dict[str, Any], bytes]:
+        reply, data = self._channel.request({"rpc": rpc, "box": self._box, **fields}, blob)
+        _raise_error(reply)
+        return reply, data
+
+    def send(self, frame: bytes) -> None:
+        self._call("send", frame)
+
+    def recv(self, timeout_s: float) -> bytes:
+        return self._call("recv", timeout_s=float(timeout_s))[1]
+
+    def close(self) -> SandboxExit:
+        if not self._closed:
+            self._closed = True
+            try:
+                reply, _ = self._call("close")
+                self._exit = exit_from_json(reply.get("exit"))
+            except (SandboxError, RelayError):
+                pass
+        return self._exit or SandboxExit(None, False, True, "", False)
+
+    def discard(self) -> None:
+        if not self._closed:
+            self._closed = True
+            try:
+                self._call("discard")
+            except (SandboxError, RelayError):
+                pass
+
+    @property
+    def environment(self) -> dict[str, str]:
+        return self._environment
+
+    def quiet(self, on: bool) -> bool:
+        return bool(self._call("quiet", on=bool(on))[0].get("value"))
+
+    def cpu_ns(self) -> int | None:
+        value = self._call("cpu_ns")[0].get("value")
+        return value if type(value) is int else None
+
+
+# ------------------------------------------------------------------ launcher side (the keys)
+
+
+class BoxService:
+    """Serves one job's sandbox requests with the launcher's backend. ``labels`` and
+    ``gpu_id`` override whatever the grader asked; every sandbox it started is closed by
+    ``close_all``."""
+
+    def __init__(self, backend: Backend, labels: dict[str, str], gpu_id: str | None) -> None:
+        self.backend = backend
+        self.labels = labels
+        self.gpu_id = gpu_id
+        self.boxes: dict[int, Sandbox] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self.started = 0
+
+    def handle(self, message: dict[str, Any], blob: bytes) -> tuple[dict[str, Any], bytes]:
+        rpc = message.get("rpc")
+        try:
+            if rpc == "start":
+                return self._start(message), b""
+            box = self.boxes.get(message.get("box"))  # type: ignore[arg-type]
+            if box is None:
+                return {"error": {"type": "SandboxDied", "message": "no such sandbox"}}, b""
+            if rpc == "send":
+                box.send(blob)
+                return {}, b""
+            if rpc == "recv":
+                timeout = message.get("timeout_s")
+                if not isinstance(timeout, int | float) or not 0 <= timeout <= 24 * 3600:
+                    return {"error": {"type": "SandboxError", "message": "bad timeout"}}, b""
+                return {}, box.recv(float(timeout))
+            if rpc == "close":
+                with self._lock:
+                    self.boxes.pop(message["box"], None)
+                return {"exit": exit_to_json(box.close())}, b""
+            if rpc == "discard":
+                with self._lock:
+                    self.boxes.pop(message["box"], None)
+                box.discard()
+                return {}, b""
+            if rpc == "quiet":
+                return {"value": box.quiet(bool(message.get("on")))}, b""
+            if rpc == "cpu_ns":
+                return {"value": box.cpu_ns()}, b""
+        except SandboxError as exc:
+            return {"error": {"type": type(exc).__name__ if type(exc).__name__ in _ERRORS
+                              else "SandboxError", "message": str(exc), "exit": exit_to_json(exc.exit)}}, b""
+        return {"error": {"type": "RelayError", "message": f"unknown request {rpc!r}"}}, b""
+
+    def _start(self, message: dict[str, Any]) -> dict[str, Any]:
+        raw = message.get("spec")
+        if not isinstance(raw, dict):
+            return {"error": {"type": "RelayError", "message": "no spec"}}
+        with self._lock:
+            if len(self.boxes) >= MAX_OPEN_BOXES:
+                return {"error": {"type": "RelayError", "message": "too many sandboxes open at once"}}
+            self.started += 1
+        try:
+            spec = spec_from_json(raw)
+        except TypeError as exc:
+            return {"error": {"type": "RelayError", "message": f"bad spec: {exc}"}}
+        spec = dataclasses.replace(
+            spec, labels=dict(self.labels), gpu_id=self.gpu_id,
+            gpu_lock_held=bool(spec.gpu_lock_held and self.gpu_id is not None),
+            cpuset=None, max_frame_mib=min(spec.max_frame_mib, 256),
+        )
+        start: Callable[[SandboxSpec], Sandbox] = (
+            self.backend.start_trusted if message.get("trusted") else self.backend.start
+        )
+        box = start(spec)
+        with self._lock:
+            ident = next(self._ids)
+            self.boxes[ident] = box
+        return {"box": ident, "environment": dict(box.environment)}
+
+    def close_all(self) -> None:
+        with self._lock:
+            boxes, self.boxes = list(self.boxes.values()), {}
+        for box in boxes:
+            try:
+                box.close()
+            except Exception:  # noqa: BLE001,S110 - closing is best effort; the reaper follows
+                pass
