@@ -93,7 +93,7 @@ def graders(backend_name: str, labels: dict[str, str] | None = None) -> Confined
             image = grader_image()
             runner = get_backend(
                 "docker", image=image, command=["python3", IMAGE_GRADER_SCRIPT],
-                entrypoint=[], cpus=1.0, cgroup_root=None,
+                entrypoint=[], cpus=None, cgroup_root=None,
             )
         else:
             runner = get_backend("local", command=[str(GRADER_SCRIPT)])

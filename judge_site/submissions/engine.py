@@ -368,7 +368,9 @@ def judge_source(
     try:
         if confinement.confined(backend.name):
             try:
-                graders = confinement.graders(backend.name, labels)
+                graders = confinement.graders(
+                    backend.name, {WORKER_LABEL: _worker_name} if _worker_name else {}
+                )
             except confinement.GraderImageError as exc:
                 return _internal_error(package, f"grader configuration: {exc}")
             result = graders.judge(
