@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import framing
-from sandbox.backends.base import Backend, Sandbox, SandboxError
+from sandbox.backends.base import Backend, Sandbox, SandboxError, SandboxTimeout
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.problem import PackageError, ProblemPackage
 from sandbox.relay import BoxService
@@ -40,6 +40,10 @@ MAX_PACKAGE_MIB = 64
 
 class GraderFailed(Exception):
     """The grader process failed the job (ours: an IE with this message)."""
+
+
+class _Slice(Exception):  # noqa: N818 - a slice of a wait ended without a frame
+    pass
 
 
 def pack_package(package: ProblemPackage) -> tuple[dict[str, Any], bytes]:
@@ -86,10 +90,26 @@ class GraderHost:
         with self._send_lock:
             self.box.send(framing.encode_frame(message, blob))
 
-    def _recv(self, timeout_s: float) -> tuple[dict[str, Any], bytes]:
+    def _recv_by(self, deadline: Callable[[], float]) -> tuple[dict[str, Any], bytes]:
+        """The next frame, waiting in slices until ``deadline()`` (re-read: it moves)."""
+        while True:
+            left = deadline() - time.monotonic()
+            if left <= 0:
+                raise GraderFailed("the problem's grader process failed: SandboxTimeout: "
+                                   f"the package's code computed for over {AUTHOR_SILENCE_S:g} s")
+            try:
+                return self._recv(min(left, 1.0), quiet_timeout=True)
+            except _Slice:
+                continue
+
+    def _recv(self, timeout_s: float, quiet_timeout: bool = False) -> tuple[dict[str, Any], bytes]:
         try:
             raw = self.box.recv(timeout_s)
             return framing.decode_frame(raw)
+        except SandboxTimeout:
+            if quiet_timeout:
+                raise _Slice() from None
+            raise GraderFailed("the problem's grader process failed: SandboxTimeout") from None
         except SandboxError as exc:
             raise GraderFailed(f"the problem's grader process failed: {type(exc).__name__}: {exc}") from None
         except framing.FrameError as exc:
@@ -106,8 +126,9 @@ class GraderHost:
         self.jobs += 1
         ident = self.jobs
         self._send({**job, "job": ident}, blob)
-        waits: dict[int, float] = {}  # requests in flight -> how long they may take
+        waits: dict[int, float] = {}  # requests in flight -> when they may end at the latest
         waits_lock = threading.Lock()
+        last_activity = [time.monotonic()]
 
         def serve(message: dict[str, Any], data: bytes) -> None:
             rid = message.get("rid")
@@ -122,22 +143,30 @@ class GraderHost:
             finally:
                 with waits_lock:
                     waits.pop(rid, None)  # type: ignore[arg-type]
+                    last_activity[0] = time.monotonic()
             try:
                 self._send({**reply, "re": rid}, out)
             except SandboxError:
                 pass  # the grader process is gone: the loop below says so
 
-        while True:
+        def deadline() -> float:
+            """While a request runs, its own time; else the author's code gets its silence."""
             with waits_lock:
-                longest = max(waits.values(), default=0.0)
-            message, data = self._recv(longest + AUTHOR_SILENCE_S)
+                if waits:
+                    return max(waits.values()) + AUTHOR_SILENCE_S
+                return last_activity[0] + AUTHOR_SILENCE_S
+
+        while True:
+            message, data = self._recv_by(deadline)
+            last_activity[0] = time.monotonic()
             if "rpc" in message:
                 rid = message.get("rid")
                 if type(rid) is not int:
                     raise GraderFailed("the grader process sent a request without an id")
                 timeout = message.get("timeout_s")
+                limit = float(timeout) if isinstance(timeout, int | float) else HELLO_TIMEOUT_S
                 with waits_lock:
-                    waits[rid] = float(timeout) if isinstance(timeout, int | float) else 60.0
+                    waits[rid] = time.monotonic() + limit
                 self._pool.submit(serve, message, data)
                 continue
             if message.get("job") != ident:

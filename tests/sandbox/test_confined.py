@@ -1,0 +1,135 @@
+"""The confined grader's launcher and relay (sandbox/confined.py, relay.py, grader_process.py),
+driven through the local backend: grader processes are plain subprocesses here (the Docker
+confinement itself is proven in tests/hostile/test_hostile_packages.py). A judging through the
+grader process gives what an in-process judging gives; a grader process that dies, hangs or
+receives a package whose content hash does not match ends the job as IE and is replaced; the
+launcher, not the grader, decides the labels and GPU of every sandbox and closes them all."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox import confined as confined_module
+from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
+from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
+from sandbox.contracts import Mode, Verdict
+from sandbox.grader import judge
+from sandbox.problem import load_package
+from sandbox.relay import BoxService
+
+TOY = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy"
+GRADER_SPEC = SandboxSpec(memory_mib=3072, pids=256, tmpfs_mib=256, wall_time_s=600)
+
+
+class RecordingBackend(Backend):
+    """The local backend, remembering the specs it was asked for and the boxes it started."""
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self.inner = get_backend("local")
+        self.specs: list[SandboxSpec] = []
+        self.boxes: list[Sandbox] = []
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        self.specs.append(spec)
+        box = self.inner.start(spec)
+        self.boxes.append(box)
+        return box
+
+
+@pytest.fixture(scope="module")
+def graders() -> Iterator[ConfinedGraders]:
+    runner = get_backend("local", command=[str(GRADER_SCRIPT)])
+    found = ConfinedGraders(lambda: runner.start(GRADER_SPEC), max_age_s=600)
+    yield found
+    found.close()
+
+
+def _toy(tmp_path: Path) -> Any:
+    folder = tmp_path / "900-toy"
+    shutil.copytree(TOY, folder)
+    shutil.rmtree(folder / "solutions")
+    return load_package(folder)
+
+
+def test_it_judges_as_the_grader_does_in_process(graders: ConfinedGraders, tmp_path: Path) -> None:
+    package = _toy(tmp_path)
+    source = (TOY / "solution.py").read_text()
+    backend = RecordingBackend()
+    seen: list[str] = []
+    there = graders.judge(package, source, mode=Mode.RUN, backend=backend, domain="toy",
+                          on_progress=lambda t: seen.append(t.name),
+                          labels={"tensor-judge.test": "confined"}, secret_seed=5)
+    here = judge(package, source, mode=Mode.RUN, backend=get_backend("local"), secret_seed=5)
+    assert there.verdict == here.verdict == Verdict.AC
+    assert [(t.name, t.verdict) for t in there.tests] == [(t.name, t.verdict) for t in here.tests]
+    assert seen == [t.name for t in there.tests]
+    assert there.environment["grader"] == "confined" and there.problem_version == package.version
+    # The launcher's labels on every sandbox, whatever the grader asked; all of them closed.
+    assert backend.specs and all(s.labels == {"tensor-judge.test": "confined"} for s in backend.specs)
+    assert all(box.proc.poll() is not None for box in backend.boxes)  # type: ignore[attr-defined]
+    wrong = source.replace("a * x + y", "a * x - y")
+    assert wrong != source
+    assert graders.judge(package, wrong, mode=Mode.RUN, backend=backend, domain="toy").verdict == Verdict.WA
+
+
+def test_a_grader_that_dies_mid_job_is_ie_and_replaced(graders: ConfinedGraders, tmp_path: Path) -> None:
+    folder = tmp_path / "900-toy"
+    shutil.copytree(TOY, folder)
+    with (folder / "tests.py").open("a") as tests:
+        tests.write("\nimport os\nCASES.insert(0, Case('dies', 'axpy', lambda g: os._exit(3), public=True))\n")
+    package = load_package(folder)
+    result = graders.judge(package, (TOY / "solution.py").read_text(), mode=Mode.RUN,
+                           backend=get_backend("local"), domain="dying")
+    assert result.verdict == Verdict.IE and "grader process failed" in result.message, result
+    # The next job in that domain gets a fresh grader process.
+    fine = _toy(tmp_path / "again")
+    again = graders.judge(fine, (TOY / "solution.py").read_text(), mode=Mode.RUN,
+                          backend=get_backend("local"), domain="dying")
+    assert again.verdict == Verdict.AC
+
+
+def test_a_grader_that_computes_forever_is_stopped_as_ie(
+    graders: ConfinedGraders, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(confined_module, "AUTHOR_SILENCE_S", 3.0)
+    folder = tmp_path / "900-toy"
+    shutil.copytree(TOY, folder)
+    with (folder / "tests.py").open("a") as tests:
+        tests.write("\nimport time\nCASES.insert(0, Case('spins', 'axpy', lambda g: time.sleep(60), public=True))\n")
+    result = graders.judge(load_package(folder), (TOY / "solution.py").read_text(), mode=Mode.RUN,
+                           backend=get_backend("local"), domain="slow")
+    assert result.verdict == Verdict.IE and "computed for over 3 s" in result.message, result
+
+
+def test_a_package_whose_files_do_not_match_its_hash_is_refused(graders: ConfinedGraders, tmp_path: Path) -> None:
+    package = _toy(tmp_path)
+    (package.path / "statement.md").write_text("changed after loading")  # version is stale now
+    result = graders.judge(package, (TOY / "solution.py").read_text(), mode=Mode.RUN,
+                           backend=get_backend("local"), domain="tampered")
+    assert result.verdict == Verdict.IE and "content hash" in result.message, result
+
+
+def test_the_box_service_refuses_what_the_grader_may_not_ask() -> None:
+    service = BoxService(get_backend("local"), {"mine": "1"}, None)
+    try:
+        for _ in range(4):
+            reply, _ = service.handle({"rpc": "start", "spec": {"memory_mib": 512, "labels": {"x": "y"},
+                                                                  "gpu_id": "GPU-0"}}, b"")
+            assert "box" in reply, reply
+        too_many, _ = service.handle({"rpc": "start", "spec": {}}, b"")
+        assert "too many" in too_many["error"]["message"]
+        assert service.handle({"rpc": "recv", "box": 1, "timeout_s": -1}, b"")[0]["error"]
+        assert service.handle({"rpc": "send", "box": 99}, b"x")[0]["error"]["type"] == "SandboxDied"
+        assert service.handle({"rpc": "bogus", "box": 1}, b"")[0]["error"]["type"] == "RelayError"
+        assert all(box.spec.labels == {"mine": "1"} and box.spec.gpu_id is None
+                   for box in service.boxes.values())
+    finally:
+        service.close_all()
+    assert service.boxes == {}
