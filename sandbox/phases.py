@@ -134,6 +134,9 @@ class TimedSandbox(Sandbox):
     def cpu_ns(self) -> int | None:
         return self._inner.cpu_ns()
 
+    def processes(self) -> int | None:
+        return self._inner.processes()
+
     def close(self) -> SandboxExit:
         if self._closed:
             return self._inner.close()

@@ -13,7 +13,7 @@ grader -> launcher, each with a request id ``rid``:
   ``{"rpc": "recv", "box": id, "timeout_s": t}``             -> ``{}`` + the frame as blob
   ``{"rpc": "close" | "discard", "box": id}``                -> ``{"exit": {...}}`` / ``{}``
   ``{"rpc": "quiet", "box": id, "on": bool}``                -> ``{"value": bool}``
-  ``{"rpc": "cpu_ns", "box": id}``                           -> ``{"value": int | None}``
+  ``{"rpc": "cpu_ns" | "processes", "box": id}``             -> ``{"value": int | None}``
   a failure answers ``{"error": {"type": "SandboxTimeout" | ..., "message", "exit"}}``.
 grader -> launcher without an answer: ``{"event": "progress" | "item" | "result", ...}``.
 launcher -> grader: ``{"re": rid, ...}`` answers, and ``{"op": ...}`` jobs (grader_process).
@@ -230,6 +230,10 @@ class RelaySandbox(Sandbox):
         value = self._call("cpu_ns")[0].get("value")
         return value if type(value) is int else None
 
+    def processes(self) -> int | None:
+        value = self._call("processes")[0].get("value")
+        return value if type(value) is int else None
+
 
 # ------------------------------------------------------------------ launcher side (the keys)
 
@@ -277,6 +281,8 @@ class BoxService:
                 return {"value": box.quiet(bool(message.get("on")))}, b""
             if rpc == "cpu_ns":
                 return {"value": box.cpu_ns()}, b""
+            if rpc == "processes":
+                return {"value": box.processes()}, b""
         except SandboxError as exc:
             return {"error": {"type": type(exc).__name__ if type(exc).__name__ in _ERRORS
                               else "SandboxError", "message": str(exc), "exit": exit_to_json(exc.exit)}}, b""

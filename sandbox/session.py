@@ -71,6 +71,7 @@ class Session:
         self.output_cap = limits_output_kib * 1024
         self.printed = 0
         self.last_round_trip_ns = 0
+        self.processes_at_hello: int | None = None  # set by await_hello where the box can count
 
     def request(
         self, message: dict[str, Any], timeout_s: float, what: str = "the test", **values: Any
@@ -104,12 +105,29 @@ class Session:
                 Verdict.OLE,
                 f"your code printed {self.printed} bytes; the limit is {self.output_cap} bytes",
             )
+        if message.get("op") in ("load", "call"):
+            self._no_strays(what)
         if reply.get("ok") is not True:
             if reply.get("memory"):
                 raise Fault(Verdict.MLE, "your code ran out of memory", fatal=False)
             error = str(reply.get("error", ""))[:500]
             raise Fault(Verdict.RE, f"the runner failed inside your process: {error}", fatal=False)
         return reply, blob
+
+    def _no_strays(self, what: str) -> None:
+        """A submission may not leave processes running after a request (a fork bomb, a
+        daemon spinning beside the tests): the sandbox holds more processes than at the
+        runner's hello -> RE, and the sandbox goes (fatal), so none outlives the test."""
+        if self.processes_at_hello is None:
+            return
+        now = self.box.processes()
+        if now is not None and now > self.processes_at_hello:
+            raise Fault(
+                Verdict.RE,
+                f"your code left {now - self.processes_at_hello} process(es) running after "
+                f"{what}: a submission may not start processes (fork, subprocess, "
+                "multiprocessing) that outlive its call; they were stopped",
+            )
 
     def value(
         self, reply: dict[str, Any], blob: bytes, key: str, *, keep_class: bool = True
@@ -213,4 +231,5 @@ def await_hello(session: Session) -> tuple[dict[str, Any], bytes]:
         raise Fault(Verdict.IE, f"bad hello: {exc}") from None
     if msg.get("op") != "hello":
         raise Fault(Verdict.IE, "bad hello")
+    session.processes_at_hello = session.box.processes()
     return msg, blob

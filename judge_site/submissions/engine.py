@@ -367,12 +367,9 @@ def judge_source(
     )
     try:
         if confinement.confined(backend.name):
-            try:
-                graders = confinement.graders(
-                    backend.name, {WORKER_LABEL: _worker_name} if _worker_name else {}
-                )
-            except confinement.GraderImageError as exc:
-                return _internal_error(package, f"grader configuration: {exc}")
+            graders = confinement.graders(
+                backend.name, {WORKER_LABEL: _worker_name} if _worker_name else {}
+            )
             result = graders.judge(
                 package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
                 gpu_id=gpu_id, labels=labels, domain=confinement.domain_of(package),

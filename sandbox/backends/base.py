@@ -108,6 +108,13 @@ class Sandbox(abc.ABC):
         ``ran_beside``). Default: None."""
         return None
 
+    def processes(self) -> int | None:
+        """How many processes the sandbox holds now, as the kernel counts them (its cgroup),
+        or None where the backend cannot tell. The grader compares it with the count at the
+        runner's hello: a submission may not leave processes running (sandbox/session.py).
+        Default: None."""
+        return None
+
     def __enter__(self) -> Sandbox:
         return self
 

@@ -62,6 +62,18 @@ class CgroupCpu:
         self._found: tuple[Path, str] | None = None
         self._searched = False
 
+    def processes(self) -> int | None:
+        """How many processes (not threads) the container holds now: its cgroup's
+        ``cgroup.procs``, beside the CPU file; None where that is not readable."""
+        if self._found is None and self.usage_ns() is None:
+            return None
+        assert self._found is not None
+        try:
+            text = (self._found[0].parent / "cgroup.procs").read_text()
+        except OSError:
+            return None
+        return sum(1 for line in text.split() if line.strip())
+
     def usage_ns(self) -> int | None:
         if self._found is not None:
             return read_usage_ns(*self._found)  # None once the container is gone

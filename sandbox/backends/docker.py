@@ -266,11 +266,19 @@ class DockerSandbox(Sandbox):
     def cpu_ns(self) -> int | None:
         """The container's CPU time from its cgroup's file under the backend's ``cgroup_root``
         (sandbox/backends/cgroup_cpu.py), or None where that is not readable."""
+        cgroup = self._cgroup()
+        return cgroup.usage_ns() if cgroup is not None else None
+
+    def processes(self) -> int | None:
+        cgroup = self._cgroup()
+        return cgroup.processes() if cgroup is not None else None
+
+    def _cgroup(self) -> CgroupCpu | None:
         if self._container is None or not self._backend.cgroup_root:
             return None
         if self._cgroup_cpu is None:
             self._cgroup_cpu = CgroupCpu(self._backend.cgroup_root, self._container.id)
-        return self._cgroup_cpu.usage_ns()
+        return self._cgroup_cpu
 
     def quiet(self, on: bool) -> bool:
         """``freeze`` / ``thaw`` (one engine call each where ``docker pause`` works)."""

@@ -196,6 +196,9 @@ class KeptSandbox(Sandbox):
     def cpu_ns(self) -> int | None:
         return self._kept.box.cpu_ns()
 
+    def processes(self) -> int | None:
+        return self._kept.box.processes()
+
     @property
     def environment(self) -> dict[str, str]:
         env = dict(self._kept.box.environment)

@@ -84,7 +84,8 @@ EXPECT: dict[str, Expect] = {
     "exit_early": one(Verdict.RE),
     "exit_at_import": one(Verdict.CE, Verdict.RE),
     "kill_parent": one(Verdict.RE, says="ended during"),
-    "background_process": one(Verdict.AC),
+    # Processes left running after a call are refused (RE) and stopped with the sandbox.
+    "background_process": one(Verdict.RE, says="process(es) running"),
     "syntax_error": one(Verdict.CE),
     "fake_clock": one(Verdict.AC, mode=Mode.SUBMIT, honest_benchmark=True),
     "bench_garbage": one(Verdict.WA, mode=Mode.SUBMIT),
@@ -111,7 +112,8 @@ EXPECT: dict[str, Expect] = {
     # baseline's figure is capped at its times with this sandbox stopped (test_spin_pinned.py
     # judges these on one CPU, where the gain would be 2x).
     "spin_thread": one(Verdict.AC, mode=Mode.SUBMIT, max_speedup=1.3),
-    "spin_child": one(Verdict.AC, mode=Mode.SUBMIT, max_speedup=1.3),
+    # A child forked at import, spinning beside the baseline: refused at its import now.
+    "spin_child": one(Verdict.RE, mode=Mode.SUBMIT, says="process(es) running"),
     # Nothing of a solution within the student's reach (the baseline runs in a sandbox of its
     # own, the image holds no kernels package): each would use what it found (a free AC).
     "import_kernels": one(Verdict.RE, mode=Mode.SUBMIT, says="kernels=[]"),

@@ -1,5 +1,6 @@
 """Correct answers, but leaves a detached background process (double fork, new session)
-that outlives the runner. Expected: AC, and nothing of it left running afterwards.
+that outlives the runner. Expected: RE (a submission may not leave processes running), and
+nothing of it left running afterwards.
 __MARKER__ is replaced by the test."""
 
 import subprocess

@@ -2,7 +2,8 @@
 parent's functions is running (a flag in shared memory): no GIL shared with the runner, so
 only the baseline's sandbox, timed on the same CPU set between its calls, is slowed. The
 baseline's figure is now capped at its times with this sandbox stopped (the quiet baseline).
-Expected: AC, no speedup near 2."""
+Expected now: RE at its import (a process left running); before that rule, AC with the
+speedup capped."""
 
 import mmap
 import os
