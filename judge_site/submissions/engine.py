@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from judge_site.submissions import confinement
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
 from sandbox.backends.cpu_sets import (
     CONTENDED_CPU_PRESSURE,
@@ -226,6 +227,7 @@ def close_pools() -> None:
     wait_for_closes()
     for backend in backends:
         backend.close()
+    confinement.close_graders()  # this process's confined grader processes go with it
 
 
 def remove_own_pooled() -> int:
@@ -329,7 +331,6 @@ def judge_source(
     on_progress: Callable[[TestResult], None] | None = None,
 ) -> JudgeResult:
     """Judge ``source`` synchronously through the configured backend."""
-    from judge_site.submissions import confinement
     from sandbox.grader import judge  # imports torch: only when a judging really happens
 
     gpu_id = gpu_for(package)
