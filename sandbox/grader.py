@@ -52,6 +52,7 @@ from sandbox.session import (
     Session,
     await_hello,
     clamped,
+    import_limit_s,
     well_formed,
 )
 
@@ -297,7 +298,10 @@ class _Judging:
         }
         try:
             reply, _ = session.request(
-                message, max(limits.time_s, IMPORT_TIMEOUT_S) + SLACK_S, "the import of your file"
+                message,
+                import_limit_s(limits.time_s, list(self.package.manifest.get("requires", [])))
+                + SLACK_S,
+                "the import of your file",
             )
         except Fault as fault:
             self.skip_rest(0, "skipped: your file could not be loaded")

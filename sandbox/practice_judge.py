@@ -72,6 +72,7 @@ from sandbox.session import (
     Session,
     await_hello,
     clamped,
+    import_limit_s,
     well_formed,
 )
 
@@ -497,7 +498,8 @@ class _PracticeJudging:
         try:
             reply, _ = session.request(
                 {"op": "load", "source": source, "functions": functions},
-                IMPORT_TIMEOUT_S + SLACK_S,
+                import_limit_s(self.package.limits.time_s,
+                               list(self.package.manifest.get("requires", []))) + SLACK_S,
                 "the import of your file",
             )
         except Fault as fault:

@@ -60,6 +60,8 @@ EXPECT: dict[str, Expect] = {
     "infinite_loop": one(Verdict.TLE),
     "sleep_forever": one(Verdict.TLE),
     "fork_bomb": one(Verdict.TLE, Verdict.RE),
+    "spin_at_import": one(Verdict.TLE, says="import"),
+    "fork_at_import": one(Verdict.RE, says="process(es) running after the import"),
     "thread_bomb": one(Verdict.TLE, Verdict.RE, Verdict.MLE),
     "memory_bomb": one(Verdict.MLE),
     "disk_fill": one(Verdict.RE, says="No space left on device"),
