@@ -6,9 +6,18 @@ import csv
 import io
 
 import pytest
-from course_cast import ago, api, instructor, later, make_assignment, make_course, submit
+from course_cast import (
+    ago,
+    api,
+    instructor,
+    later,
+    make_assignment,
+    make_course,
+    quick_user,
+    submit,
+)
 from django.contrib.auth.models import Permission
-from judge_cast import make_problem, make_user, token_for
+from judge_cast import make_problem, token_for
 
 from judge_site.courses.models import Assignment, Course, Membership
 from judge_site.staff.models import AuditEntry
@@ -242,10 +251,10 @@ def test_the_session_of_an_instructor_downloads_the_grades(client, alice, proble
 
 def test_a_student_made_instructor_is_not_a_site_staff_member(client, alice):
     """An instructor of course X manages X only: no staff pages, no other course."""
-    make_user("zed")
+    quick_user("zed")
     ines = instructor()
     course = make_course(ines, "Mine", alice)
-    other = make_course(make_user("olga"), "Other")
+    other = make_course(quick_user("olga"), "Other")
     token = token_for(ines)
     assert api(client, "GET", f"/api/v1/courses/{course.pk}/grades.csv", token).status_code == 200
     assert api(client, "GET", f"/api/v1/courses/{other.pk}/grades.csv", token).status_code == 404
