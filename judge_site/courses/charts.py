@@ -15,6 +15,11 @@ from judge_site.courses.grading import VERDICT_ORDER
 MAX_DAYS = 120
 
 
+def _n(value: float) -> str:
+    """A coordinate: format_html escapes its arguments to text before formatting them."""
+    return f"{value:.1f}"
+
+
 def solved_per_day_svg(days: list[tuple[date, int]], width: int = 640, height: int = 180) -> str:
     if not days:
         return ""
@@ -50,9 +55,10 @@ def solved_per_day_svg(days: list[tuple[date, int]], width: int = 640, height: i
             continue
         h = plot_h * n / peak_bar * 0.9
         parts.append(format_html(
-            '<rect class="bar" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}">'
+            '<rect class="bar" x="{}" y="{}" width="{}" height="{}">'
             "<title>{}: {} solved</title></rect>",
-            left + i * step + 1, bottom - h, max(step - 2, 1), h, day.isoformat(), n,
+            _n(left + i * step + 1), _n(bottom - h), _n(max(step - 2, 1)), _n(h),
+            day.isoformat(), n,
         ))
     points = " ".join(
         f"{left + (i + 0.5) * step:.1f},{bottom - plot_h * r / peak_line:.1f}"
@@ -93,13 +99,13 @@ def verdicts_svg(
                 continue
             w = plot_w * n / peak
             parts.append(format_html(
-                '<rect class="v-{}" x="{:.1f}" y="{}" width="{:.1f}" height="16">'
+                '<rect class="v-{}" x="{}" y="{}" width="{}" height="16">'
                 "<title>{} {}: {}</title></rect>",
-                verdict, x, y, w, problem.number, verdict, n,
+                verdict, _n(x), y, _n(w), problem.number, verdict, n,
             ))
             x += w
-        parts.append(format_html('<text class="tick" x="{:.1f}" y="{}">{}</text>',
-                                 x + 4, y + 13, sum(verdicts.values())))
+        parts.append(format_html('<text class="tick" x="{}" y="{}">{}</text>',
+                                 _n(x + 4), y + 13, sum(verdicts.values())))
     legend_y = len(rows) * row_h + 20
     for j, verdict in enumerate(VERDICT_ORDER):
         parts.append(format_html(
