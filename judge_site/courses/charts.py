@@ -37,6 +37,7 @@ def solved_per_day_svg(days: list[tuple[date, int]], width: int = 640, height: i
     left, bottom, top = 36, height - 24, 12
     plot_w, plot_h = width - left - 8, bottom - top
     step = plot_w / len(span)
+    bar_w = min(max(step - 2, 1), 28)  # one day alone is a bar, not a wall
     peak_bar = max(daily) or 1
     peak_line = max(running) or 1
     parts = [
@@ -57,7 +58,7 @@ def solved_per_day_svg(days: list[tuple[date, int]], width: int = 640, height: i
         parts.append(format_html(
             '<rect class="bar" x="{}" y="{}" width="{}" height="{}">'
             "<title>{}: {} solved</title></rect>",
-            _n(left + i * step + 1), _n(bottom - h), _n(max(step - 2, 1)), _n(h),
+            _n(left + i * step + (step - bar_w) / 2), _n(bottom - h), _n(bar_w), _n(h),
             day.isoformat(), n,
         ))
     points = " ".join(

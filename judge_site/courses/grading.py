@@ -133,6 +133,10 @@ class Cell:
     state: str
     due: datetime
 
+    @property
+    def credit_text(self) -> str:
+        return fmt_credit(self.credit)
+
 
 @dataclass
 class StudentRow:
@@ -143,6 +147,11 @@ class StudentRow:
     @property
     def user(self):  # type: ignore[no-untyped-def]
         return self.membership.user
+
+    @property
+    def totals_shown(self) -> list[tuple[float, str]]:
+        """(value, as shown) per assignment, in the gradebook's order."""
+        return [(v, fmt_credit(v)) for v in self.totals.values()]
 
     @property
     def total(self) -> float:
