@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 
@@ -15,7 +17,7 @@ from judge_site.courses.models import (
 )
 from judge_site.submissions.models import Submission
 
-AnyUser = AbstractBaseUser | AnonymousUser
+AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 
 
 def membership_of(user: AnyUser, course_id: int) -> Membership | None:

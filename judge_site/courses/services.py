@@ -11,7 +11,7 @@ import hmac
 import io
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import Any, TypeAlias
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib.auth import get_user_model
@@ -33,7 +33,7 @@ from judge_site.courses.models import (
 )
 from judge_site.staff.services.audit import audit_record
 
-AnyUser = AbstractBaseUser | AnonymousUser
+AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 MAX_PROBLEMS_PER_ASSIGNMENT = 100
 MAX_ROSTER_ROWS = 2000
 MAX_ROSTER_BYTES = 256 * 1024
