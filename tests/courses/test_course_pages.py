@@ -165,3 +165,42 @@ def test_the_admin_lists_courses_and_audits_a_deadline_change(client, term):
     entry = AuditEntry.objects.get(action="course.deadline")
     assert entry.detail["via"] == "admin"
     assert entry.detail["changed"]["due_at"][0] == before.due_at.isoformat()
+
+
+def test_rotating_the_join_code_retires_the_old_one(client, term):
+    course, old = term["course"], term["course"].join_code
+    client.force_login(term["ines"])
+    client.post(f"/courses/{course.pk}/rotate-code")
+    course.refresh_from_db()
+    assert course.join_code != old and len(course.join_code) == 10
+    assert AuditEntry.objects.filter(action="course.rotate_code").count() == 1
+    client.force_login(quick_user("late_joiner"))
+    refused = client.post("/courses/join", {"join_code": old}, follow=True)
+    assert "no course has this join code" in refused.content.decode()
+
+
+def test_a_user_without_the_permission_cannot_create_a_course_on_the_page(client, alice):
+    client.force_login(alice)
+    assert "Create a course" not in client.get("/courses/").content.decode()
+    page = client.post("/courses/new", {"title": "Mine"}, follow=True).content.decode()
+    assert "you may not create courses" in page and not Course.objects.exists()
+
+
+def test_the_matrix_costs_the_same_queries_for_any_class_size(
+    client, term
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as seen:
+            assert client.get(f"/courses/{term['course'].pk}/progress").status_code == 200
+        return len(seen)
+
+    client.force_login(term["ines"])
+    before = queries()
+    for i in range(5):
+        student = quick_user(f"extra{i}")
+        term["course"].memberships.create(user=student, role="student")
+        submit(student, term["p57"], "WA", ago(hours=1), tests=[PUBLIC_FAIL])
+    assert queries() == before
