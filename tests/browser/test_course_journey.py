@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from conftest import ARTIFACTS, CSP_LISTENER, ROOT, JudgeWorker, private_queue
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 NEW_YORK, TOKYO = "America/New_York", "Asia/Tokyo"
 PROBLEM_57 = ROOT / "problems" / "057-causal-attention-padding"
@@ -124,8 +124,9 @@ def test_a_course_from_creation_to_the_grade_csv(
         teacher.fill("#due-at", local(due, NEW_YORK))
         teacher.fill("#late-until", local(late_until, NEW_YORK) if late_until else "")
         teacher.fill("#late-credit", credit)
-        teacher.click("#create-assignment-btn")
-        teacher.wait_for_selector(".message.success")
+        with teacher.expect_navigation():
+            teacher.click("#create-assignment-btn")
+        assert "Assignment created" in teacher.inner_text(".message.success")
     week0 = Assignment.objects.get(title="Week 0")
     assert abs(week0.due_at - (now - timedelta(hours=2))) < timedelta(minutes=1)
     assert week0.late_credit == 0.5 and teacher.locator("tr.assignment-row").count() == 2
