@@ -128,16 +128,20 @@ def course_rotate_code(actor: AbstractBaseUser, course: Course) -> str:
 def student_remove(actor: AbstractBaseUser, course: Course, user_id: int) -> None:
     """Remove a student (their submissions stay theirs; they leave the matrix and the grades)."""
     membership = (
-        Membership.objects.select_related("user")
+        Membership.objects.select_related("user", "course")
         .filter(course=course, user_id=user_id, role=Role.STUDENT)
         .first()
     )
     if membership is None:
         raise CourseError("no such student in this course", 404)
     membership.delete()
+    audit_student_removed(actor, membership)
+
+
+def audit_student_removed(actor: AbstractBaseUser, membership: Membership, **extra: Any) -> None:
     audit_record(
-        actor, "course.student_remove", _target(course),
-        student=membership.user.get_username(), user_id=user_id,
+        actor, "course.student_remove", _target(membership.course),
+        student=membership.user.get_username(), user_id=membership.user_id, **extra,
     )
 
 
@@ -410,9 +414,16 @@ def extension_grant(
             assignment=assignment, user_id=user_id,
             defaults={"due_at": when, "granted_by": actor},
         )
-        audit_record(
-            actor, "course.extension", _target(assignment.course),
-            assignment=assignment.pk, user_id=user_id, due_at=when.isoformat(),
-            before=previous.due_at.isoformat() if previous else None,
-        )
+        audit_extension(actor, extension, previous.due_at if previous else None)
     return extension
+
+
+def audit_extension(
+    actor: AbstractBaseUser, extension: Extension, before: datetime | None, **extra: Any
+) -> None:
+    audit_record(
+        actor, "course.extension", _target(extension.assignment.course),
+        assignment=extension.assignment_id, user_id=extension.user_id,
+        due_at=extension.due_at.isoformat(), before=before.isoformat() if before else None,
+        **extra,
+    )

@@ -11,7 +11,7 @@ from judge_cast import make_problem
 
 from judge_site.courses import services
 from judge_site.courses.grading import gradebook
-from judge_site.courses.models import Assignment, Course
+from judge_site.courses.models import Course
 from judge_site.courses.stats import course_statistics
 from judge_site.staff.models import AuditEntry
 
@@ -145,26 +145,40 @@ def test_grade_relevant_changes_are_audited(client, term, alice):
         services.assignment_reschedule(ines, week0, {"due_at": "2020-01-01T00:00:00+00:00"})
 
 
-def test_the_admin_lists_courses_and_audits_a_deadline_change(client, term):
+def test_the_admin_audits_deadlines_extensions_and_removals(client, term, alice, problem):
     admin = quick_user("root", staff=True)
     admin.is_superuser = True
     admin.save()
     client.force_login(admin)
     assert client.get("/admin/courses/course/").status_code == 200
-    assert client.get("/admin/courses/membership/").status_code == 200
+    assert client.get(f"/admin/courses/course/{term['course'].pk}/change/").status_code == 200
     week1 = term["week1"]
-    page = client.get(f"/admin/courses/assignment/{week1.pk}/change/")
-    assert page.status_code == 200
-    from judge_site.courses.admin import AssignmentAdmin
-
-    before = Assignment.objects.get(pk=week1.pk)
-    week1.due_at = later(days=30)
-    AssignmentAdmin(Assignment, None).save_model(
-        type("R", (), {"user": admin})(), week1, None, True
-    )
-    entry = AuditEntry.objects.get(action="course.deadline")
-    assert entry.detail["via"] == "admin"
-    assert entry.detail["changed"]["due_at"][0] == before.due_at.isoformat()
+    item = week1.items.get()
+    response = client.post(f"/admin/courses/assignment/{week1.pk}/change/", {
+        "course": term["course"].pk, "title": "Week 1",
+        "opens_at_0": "2026-01-01", "opens_at_1": "09:00:00",
+        "due_at_0": "2030-06-01", "due_at_1": "17:00:00",
+        "late_until_0": "", "late_until_1": "", "late_credit": "0",
+        "items-TOTAL_FORMS": "1", "items-INITIAL_FORMS": "1", "items-MIN_NUM_FORMS": "0",
+        "items-MAX_NUM_FORMS": "1000", "items-0-id": item.pk, "items-0-assignment": week1.pk,
+        "items-0-problem": problem.pk, "items-0-position": "0",
+        "extensions-TOTAL_FORMS": "1", "extensions-INITIAL_FORMS": "0",
+        "extensions-MIN_NUM_FORMS": "0", "extensions-MAX_NUM_FORMS": "1000",
+        "extensions-0-assignment": week1.pk, "extensions-0-user": alice.pk,
+        "extensions-0-due_at_0": "2030-07-01", "extensions-0-due_at_1": "12:00:00",
+    })
+    assert response.status_code == 302
+    deadline = AuditEntry.objects.get(action="course.deadline")
+    assert deadline.detail["via"] == "admin" and set(deadline.detail["changed"]) == {
+        "opens_at", "due_at"
+    }
+    extension = AuditEntry.objects.get(action="course.extension")
+    assert extension.detail["user_id"] == alice.pk and extension.detail["via"] == "admin"
+    assert week1.extensions.get().granted_by == admin
+    membership = term["course"].memberships.get(user=alice)
+    client.post(f"/admin/courses/membership/{membership.pk}/delete/", {"post": "yes"})
+    removal = AuditEntry.objects.get(action="course.student_remove")
+    assert removal.detail["student"] == "alice" and removal.actor_name == "root"
 
 
 def test_rotating_the_join_code_retires_the_old_one(client, term):
