@@ -103,7 +103,8 @@ def course_join_by_code(user: AbstractBaseUser, code: Any) -> tuple[Membership, 
     if not isinstance(code, str) or not code.strip():
         raise CourseError("join_code: missing")
     cleaned = code.strip().replace("-", "").replace(" ", "").upper()
-    course = Course.objects.filter(join_code=cleaned).first()
+    known = cleaned.isascii() and cleaned.isalnum() and len(cleaned) <= 32
+    course = Course.objects.filter(join_code=cleaned).first() if known else None
     if course is None:
         raise CourseError("join_code: no course has this join code", 404)
     return course_join(user, course, cleaned)

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog.models import Problem
+from judge_site.core import requests
 from judge_site.courses import charts, grading, selectors, services, stats
 from judge_site.courses.models import Assignment, Membership, Role
 from judge_site.submissions.models import Mode, Submission
@@ -196,7 +197,8 @@ def student_remove(request: HttpRequest, membership: Membership, user_id: int) -
 @require_POST
 def instructor_add(request: HttpRequest, membership: Membership) -> HttpResponse:
     name = request.POST.get("username", "").strip()
-    user = get_user_model().objects.filter(username=name, is_active=True).first() if name else None
+    usable = name and len(name) <= 150 and not requests.text_problem(name)
+    user = get_user_model().objects.filter(username=name, is_active=True).first() if usable else None
     if user is None:
         messages.error(request, f"No account named {name!r}.")
     else:

@@ -115,3 +115,30 @@ def test_a_removed_student_is_no_longer_readable_and_leaves_the_grades(
     assert "alice" not in client.get(f"/api/v1/courses/{course.pk}/grades.csv").content.decode()
     entry = AuditEntry.objects.get(action="course.student_remove")
     assert entry.detail["student"] == "alice" and entry.actor_name == "ines"
+
+
+def test_hostile_input_on_the_pages_gets_a_message_never_a_500(client, course_setup, alice):
+    course, ines = course_setup["course"], course_setup["ines"]
+    week = course.assignments.get()
+    client.force_login(ines)
+    base = f"/courses/{course.pk}"
+    posts = [
+        (f"{base}/instructors", {"username": "a\x00b"}),
+        (f"{base}/roster", {"roster_text": "alice\x00\n"}),
+        (f"{base}/assignments", {"title": "t\x00", "problems": ["48"]}),
+        (f"{base}/assignments", {"title": "t", "problem_numbers": "48 x", "tz": "Mars/Olympus"}),
+        (f"{base}/assignments/{week.pk}/reschedule", {"due_at": "\x00", "late_credit": "abc"}),
+        (f"{base}/assignments/{week.pk}/extension", {"user_id": str(10**30), "due_at": "x"}),
+        (f"{base}/assignments/{10**30}/extension", {"user_id": "1"}),
+        (f"{base}/students/{10**30}/remove", {}),
+        ("/courses/join", {"join_code": "\x00"}),
+        ("/courses/new", {"title": "\x00"}),
+    ]
+    for path, data in posts:
+        response = client.post(path, data)
+        assert response.status_code in (302, 404), (path, response.status_code)
+    for path in (f"/courses/{10**30}/", f"{base}/students/{10**30}/problems/48",
+                 f"{base}/students/{alice.pk}/problems/{10**30}", f"{base}/leaderboard/{10**30}"):
+        assert client.get(path).status_code == 404, path
+    client.force_login(alice)
+    assert client.post("/courses/join", {"join_code": "\x00"}).status_code == 302
