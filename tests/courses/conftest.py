@@ -8,7 +8,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from course_cast import quick_user  # noqa: E402
-from judge_cast import problem  # noqa: E402,F401  (fixtures)
+from judge_cast import fake_engine, problem  # noqa: E402,F401  (fixtures)
 
 # The cast of tests/api (alice and bob students, charlie staff), made without hashing a
 # password: these tests log in with force_login, and hashing is most of their time.

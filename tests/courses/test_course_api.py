@@ -260,3 +260,30 @@ def test_a_student_made_instructor_is_not_a_site_staff_member(client, alice):
     assert api(client, "GET", f"/api/v1/courses/{other.pk}/grades.csv", token).status_code == 404
     client.force_login(ines)
     assert client.get("/staff/").status_code in (302, 403, 404)
+
+
+def test_a_rejudge_through_the_staff_service_moves_the_credit(
+    alice, charlie, problem, fake_engine, monkeypatch
+):
+    """The judge's own rejudge (the fake engine gives a WA to code marked WRONG) takes the
+    credit back on the next read of the grades."""
+    from django.test import TestCase
+
+    from judge_site.courses.grading import gradebook
+    from judge_site.staff.models import RejudgeItem
+    from judge_site.staff.services import rejudge
+
+    monkeypatch.setattr(rejudge, "_enqueue_item", lambda item_id: None)
+    course = make_course(instructor(), "C", alice)
+    make_assignment(course, [problem])
+    lucky = submit(alice, problem, "AC", ago(hours=1))
+    Submission.objects.filter(pk=lucky.pk).update(code="x = 1  # WRONG")
+    assert gradebook(course).rows[0].cells[0].credit == 1.0
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        started = rejudge.rejudge_submission(charlie, lucky)
+    for item in RejudgeItem.objects.filter(rejudge=started):
+        rejudge.rejudge_item_judge(item.pk)
+    lucky.refresh_from_db()
+    assert lucky.verdict == "WA"
+    cell = gradebook(course).rows[0].cells[0]
+    assert (cell.credit, cell.tally.best_verdict) == (0.0, "WA")
