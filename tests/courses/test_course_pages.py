@@ -218,3 +218,13 @@ def test_the_matrix_costs_the_same_queries_for_any_class_size(
         term["course"].memberships.create(user=student, role="student")
         submit(student, term["p57"], "WA", ago(hours=1), tests=[PUBLIC_FAIL])
     assert queries() == before
+
+
+def test_a_problem_unpublished_later_stays_in_the_grades_without_a_link(client, term, alice):
+    term["p57"].published = False
+    term["p57"].save()
+    client.force_login(alice)
+    page = client.get(f"/courses/{term['course'].pk}/").content.decode()
+    assert "57. Causal attention" in page and "(not available now)" in page
+    assert 'href="/problems/57/"' not in page
+    assert 'id="total-credit">1.5<' in page
