@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "judge_site.catalog",
     "judge_site.submissions",
     "judge_site.staff",
+    "judge_site.courses",
 ]
 
 MIDDLEWARE = [

@@ -11,4 +11,5 @@ urlpatterns = [
     path("accounts/", include("judge_site.accounts.urls")),
     path("", include("judge_site.catalog.urls")),
     path("", include("judge_site.submissions.urls")),
+    path("", include("judge_site.courses.urls")),
 ]

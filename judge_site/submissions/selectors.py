@@ -27,7 +27,12 @@ def submission_visible_to(user: AnyUser) -> QuerySet[Submission]:
 
 
 def submission_get_for(user: AnyUser, submission_id: int) -> Submission | None:
-    return submission_visible_to(user).filter(pk=submission_id).first()
+    """The submission when the user may open it: the above, or as an instructor of a course of
+    its author's (judge_site/courses/selectors.py)."""
+    from judge_site.courses.selectors import submission_for_instructor
+
+    found = submission_visible_to(user).filter(pk=submission_id).first()
+    return found or submission_for_instructor(user, submission_id)
 
 
 def submission_queue_position(submission: Submission) -> int | None:

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.core import requests
+from judge_site.courses import selectors as course_selectors
 from judge_site.submissions import selectors, services
 from judge_site.submissions.models import Status, VerdictChoice
 
@@ -76,7 +77,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "sub": submission,
             "data": selectors.submission_to_json(submission),
-            "can_see_code": can_see_code,
+            "can_see_code": can_see_code or course_selectors.instructor_may_read(request.user, submission),
             "bars": _bars(submission.benchmark),
             "live": submission.status != Status.DONE,
             "judged_s": (

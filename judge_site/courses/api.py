@@ -1,0 +1,141 @@
+"""The courses API (exact, used by tooling outside the repository), with the token auth of the
+rest of /api/v1 (``Authorization: Token <key>``, or the session with its CSRF check):
+
+- ``POST /api/v1/courses`` ``{"title"}`` -> 201 ``{"id", "join_code"}`` (site staff, or
+  holders of courses.create_course)
+- ``POST /api/v1/courses/<id>/join`` ``{"join_code"}`` -> 201 (joined) or 200 (already a
+  member) ``{"course", "role"}``
+- ``POST /api/v1/courses/<id>/assignments`` ``{"title", "problems", "opens_at", "due_at",
+  "late_until", "late_credit"}`` -> 201 ``{"id"}`` (an instructor of the course)
+- ``GET /api/v1/courses/<id>/grades.csv`` (an instructor of the course)
+
+Errors are ``{"error": message}``: 400 bad input, 401 no or bad token, 403 a member who is not
+an instructor on an instructor's route, 404 a course the caller is not a member of.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from judge_site.courses import export, grading, selectors, services
+from judge_site.courses.models import Course, Membership, Role
+
+# One authentication for all of /api/v1: tokens are read (and checked) in one place.
+from judge_site.submissions.api import _authenticate, _error
+
+MAX_BODY_BYTES = 64 * 1024
+
+
+def _caller(request: HttpRequest) -> AbstractBaseUser | JsonResponse:
+    user = _authenticate(request)
+    if isinstance(user, JsonResponse):
+        return user
+    if not user.is_authenticated:
+        return _error("authentication required (header: Authorization: Token <key>)", 401)
+    return user  # type: ignore[return-value]
+
+
+def _body(request: HttpRequest) -> dict[str, Any] | JsonResponse:
+    if len(request.body or b"") > MAX_BODY_BYTES:
+        return _error(f"body: at most {MAX_BODY_BYTES // 1024} KiB")
+    try:
+        body = json.loads(request.body or b"{}")
+    except RecursionError:
+        return _error("body: not valid JSON (nested too deeply)")
+    except ValueError:
+        return _error("body: not valid JSON")
+    if not isinstance(body, dict):
+        return _error("body: expected a JSON object")
+    return body
+
+
+def _instructor(user: AbstractBaseUser, course_id: int) -> Membership | JsonResponse:
+    membership = selectors.membership_of(user, course_id)
+    if membership is None:
+        return _error("no such course", 404)
+    if membership.role != Role.INSTRUCTOR:
+        return _error("only the course's instructors may do this", 403)
+    return membership
+
+
+@csrf_exempt  # CSRF is enforced in _authenticate for cookie-based requests
+@require_http_methods(["POST"])
+def courses(request: HttpRequest) -> JsonResponse:
+    user = _caller(request)
+    if isinstance(user, JsonResponse):
+        return user
+    body = _body(request)
+    if isinstance(body, JsonResponse):
+        return body
+    try:
+        course = services.course_create(user, body.get("title"))
+    except services.CourseError as exc:
+        return _error(exc.message, exc.status)
+    return JsonResponse({"id": course.pk, "join_code": course.join_code}, status=201)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def course_join(request: HttpRequest, course_id: int) -> JsonResponse:
+    user = _caller(request)
+    if isinstance(user, JsonResponse):
+        return user
+    body = _body(request)
+    if isinstance(body, JsonResponse):
+        return body
+    if not isinstance(body.get("join_code"), str):
+        return _error("join_code: missing (a string)")
+    course = Course.objects.filter(pk=course_id).first()
+    if course is None:
+        return _error("no such course, or not its join code", 404)
+    try:
+        membership, created = services.course_join(user, course, body["join_code"])
+    except services.CourseError as exc:
+        return _error(exc.message, exc.status)
+    return JsonResponse(
+        {"course": course.pk, "role": membership.role}, status=201 if created else 200
+    )
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def course_assignments(request: HttpRequest, course_id: int) -> JsonResponse:
+    user = _caller(request)
+    if isinstance(user, JsonResponse):
+        return user
+    membership = _instructor(user, course_id)
+    if isinstance(membership, JsonResponse):
+        return membership
+    body = _body(request)
+    if isinstance(body, JsonResponse):
+        return body
+    try:
+        assignment = services.assignment_create(user, membership.course, body)
+    except services.CourseError as exc:
+        return _error(exc.message, exc.status)
+    return JsonResponse({"id": assignment.pk}, status=201)
+
+
+@require_GET
+def course_grades(request: HttpRequest, course_id: int) -> HttpResponse:
+    user = _caller(request)
+    if isinstance(user, JsonResponse):
+        return user
+    membership = _instructor(user, course_id)
+    if isinstance(membership, JsonResponse):
+        return membership
+    return grades_response(membership.course)
+
+
+def grades_response(course: Course) -> HttpResponse:
+    """The CSV as a download (the API's route and the matrix's button)."""
+    text = export.grades_csv(grading.gradebook(course))
+    response = HttpResponse(text.encode("utf-8"), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="course-{course.pk}-grades.csv"'
+    return response

@@ -1,0 +1,48 @@
+"""The grade export: one CSV row per student, safe to open in a spreadsheet.
+
+UTF-8 with a byte order mark (Excel reads it as UTF-8 then); a text cell that a spreadsheet
+would take for a formula (starting with = + - @, or a tab or carriage return) is written with a
+leading apostrophe, so ``=HYPERLINK(...)`` in a title or a username stays text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from judge_site.courses.grading import Gradebook, fmt_credit
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: object) -> str:
+    text = str(value)
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
+def grades_csv(book: Gradebook) -> str:
+    out = io.StringIO()
+    out.write("\ufeff")
+    writer = csv.writer(out)
+    header = ["username", "email"]
+    for assignment in book.assignments:
+        for problem in assignment.problem_list:  # type: ignore[attr-defined]
+            header.append(f"{assignment.title} / {problem.number} {problem.slug}")
+        header.append(f"{assignment.title} / total")
+    header += ["total", "late"]
+    writer.writerow([safe_cell(h) for h in header])
+    for row in book.rows:
+        cells = iter(row.cells)
+        line = [row.user.get_username(), row.user.email or ""]
+        for assignment in book.assignments:
+            for _ in assignment.problem_list:  # type: ignore[attr-defined]
+                line.append(fmt_credit(next(cells).credit))
+            line.append(fmt_credit(row.totals[assignment.pk]))
+        line.append(fmt_credit(row.total))
+        line.append(
+            "; ".join(
+                f"{c.column.assignment.title} / {c.column.problem.number}" for c in row.late_cells
+            )
+        )
+        writer.writerow([safe_cell(v) for v in line])
+    return out.getvalue()

@@ -1,0 +1,135 @@
+"""Courses: a class with instructors and students, its assignments (problems with deadlines),
+and per-student extensions. Credit is never stored: it is computed from the submissions when
+read (judge_site/courses/grading.py), so a rejudge that changes a verdict changes the credit.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from judge_site.catalog.models import Problem
+
+# No 0/O/1/I/L: a code read aloud in a lecture or copied from a slide survives.
+JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+JOIN_CODE_LENGTH = 10
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+class Course(models.Model):
+    title = models.CharField(max_length=200)
+    join_code = models.CharField(max_length=32, unique=True, default=new_join_code)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        # Site staff may always create courses; anyone else needs this permission.
+        permissions = [("create_course", "Can create courses")]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Role(models.TextChoices):
+    INSTRUCTOR = "instructor"
+    STUDENT = "student"
+
+
+class Membership(models.Model):
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.STUDENT)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["course_id", "role", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["course", "user"], name="one_membership_per_user")
+        ]
+        indexes = [models.Index(fields=["course", "role"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.course} ({self.role})"
+
+
+class Assignment(models.Model):
+    """Problems due at ``due_at``; an optional late window up to ``late_until`` earns
+    ``late_credit`` (0..1) for a problem first accepted in it."""
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="assignments")
+    title = models.CharField(max_length=200)
+    opens_at = models.DateTimeField()
+    due_at = models.DateTimeField()
+    late_until = models.DateTimeField(null=True, blank=True)
+    late_credit = models.FloatField(default=0.0)
+    problems = models.ManyToManyField(Problem, through="AssignmentProblem", related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["due_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(late_credit__gte=0) & Q(late_credit__lte=1),
+                name="late_credit_between_0_and_1",
+            ),
+            models.CheckConstraint(condition=Q(due_at__gte=F("opens_at")), name="due_after_open"),
+            models.CheckConstraint(
+                condition=Q(late_until__isnull=True) | Q(late_until__gte=F("due_at")),
+                name="late_until_after_due",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.course})"
+
+    def is_open(self, now: datetime) -> bool:
+        return self.opens_at <= now
+
+
+class AssignmentProblem(models.Model):
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
+    problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["assignment_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "problem"], name="one_problem_per_assignment"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment_id}: problem {self.problem_id}"
+
+
+class Extension(models.Model):
+    """A student's own due date for one assignment; the late window keeps its length after it."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="extensions")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    due_at = models.DateTimeField()
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    granted_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "user"], name="one_extension_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} until {self.due_at:%Y-%m-%d %H:%M} ({self.assignment_id})"

@@ -1,0 +1,51 @@
+from django.urls import path
+
+from judge_site.courses import api, views
+
+app_name = "courses"
+
+urlpatterns = [
+    path("courses/", views.course_list, name="list"),
+    path("courses/new", views.course_create, name="create"),
+    path("courses/join", views.course_join, name="join"),
+    path("courses/<int:course_id>/", views.course_detail, name="detail"),
+    path("courses/<int:course_id>/manage", views.course_manage, name="manage"),
+    path("courses/<int:course_id>/progress", views.course_progress, name="progress"),
+    path("courses/<int:course_id>/rotate-code", views.course_rotate, name="rotate"),
+    path("courses/<int:course_id>/roster", views.roster_import, name="roster"),
+    path("courses/<int:course_id>/instructors", views.instructor_add, name="instructor_add"),
+    path("courses/<int:course_id>/assignments", views.assignment_create, name="assignment_create"),
+    path(
+        "courses/<int:course_id>/assignments/<int:assignment_id>/reschedule",
+        views.assignment_reschedule,
+        name="reschedule",
+    ),
+    path(
+        "courses/<int:course_id>/assignments/<int:assignment_id>/extension",
+        views.extension_grant,
+        name="extension",
+    ),
+    path(
+        "courses/<int:course_id>/students/<int:user_id>/remove",
+        views.student_remove,
+        name="student_remove",
+    ),
+    path(
+        "courses/<int:course_id>/students/<int:user_id>/problems/<int:number>",
+        views.student_submissions,
+        name="student_submissions",
+    ),
+    path(
+        "courses/<int:course_id>/leaderboard/<int:number>",
+        views.course_leaderboard,
+        name="leaderboard",
+    ),
+    path("api/v1/courses", api.courses, name="api_courses"),
+    path("api/v1/courses/<int:course_id>/join", api.course_join, name="api_course_join"),
+    path(
+        "api/v1/courses/<int:course_id>/assignments",
+        api.course_assignments,
+        name="api_course_assignments",
+    ),
+    path("api/v1/courses/<int:course_id>/grades.csv", api.course_grades, name="api_course_grades"),
+]

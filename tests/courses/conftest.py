@@ -1,0 +1,29 @@
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from course_cast import quick_user  # noqa: E402
+from judge_cast import fake_engine, problem  # noqa: E402,F401  (fixtures)
+
+# The cast of tests/api (alice and bob students, charlie staff), made without hashing a
+# password: these tests log in with force_login, and hashing is most of their time.
+
+
+@pytest.fixture
+def alice(db: Any) -> Any:
+    return quick_user("alice")
+
+
+@pytest.fixture
+def bob(db: Any) -> Any:
+    return quick_user("bob")
+
+
+@pytest.fixture
+def charlie(db: Any) -> Any:
+    return quick_user("charlie", staff=True)
