@@ -319,7 +319,7 @@ def test_the_docker_sandbox_judges_an_imported_folder(tmp_path: Path) -> None:
     require_docker()
     from sandbox.backends.base import get_backend
     from sandbox.contracts import Mode
-    from sandbox.practice_judge import judge_practice
+    from sandbox.grader import judge as judge_practice
     from sandbox.problem import load_package
 
     backend = get_backend("docker")
@@ -343,7 +343,7 @@ def test_a_replaced_helper_that_raises_fails_the_test_even_if_the_student_catche
 ) -> None:
     from sandbox.backends.local import LocalBackend
     from sandbox.contracts import Mode
-    from sandbox.practice_judge import judge_practice
+    from sandbox.grader import judge as judge_practice
     from sandbox.problem import load_package
 
     folder = _copy(tmp_path)
