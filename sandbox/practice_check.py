@@ -9,6 +9,7 @@ before the starter is judged, so the package never holds a test that cannot be j
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,9 +67,16 @@ def refuse_in_manifest(package_dir: Path, items: list[practice.Unsupported]) -> 
     toml.write_text(text, encoding="utf-8")
 
 
-def check_practice(package: ProblemPackage, backend: Backend) -> PracticeCheck:
-    """Judge the package's solution (must be AC) and starter (must not be)."""
-    from sandbox.grader import judge  # imports torch: only when judging
+def check_practice(
+    package: ProblemPackage, backend: Backend, judge: Callable[..., JudgeResult] | None = None
+) -> PracticeCheck:
+    """Judge the package's solution (must be AC) and starter (must not be). ``judge``: how
+    (default ``sandbox.grader.judge`` in this process; the site passes its confined grader's,
+    judge_site/submissions/confinement.py, since the folder's test.py is an author's code)."""
+    if judge is None:
+        from sandbox.grader import judge as judge_here  # imports torch: only when judging
+
+        judge = judge_here
 
     report = PracticeCheck(package=package)
     settings = practice.settings_of(package.manifest)
