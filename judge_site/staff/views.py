@@ -8,7 +8,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -18,6 +17,14 @@ from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import MAX_ZIP_BYTES
 from judge_site.staff import selectors
+from judge_site.staff.roles import (
+    CAPABILITIES,
+    PUBLISH,
+    READ_SUBMISSIONS,
+    REJUDGE,
+    UPLOAD,
+    capability_required,
+)
 from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
 from judge_site.staff.services import ops
 from judge_site.staff.services.packages import (
@@ -32,7 +39,7 @@ from judge_site.staff.services.rejudge import rejudge_problem, rejudge_submissio
 from judge_site.submissions.models import Submission
 
 
-@staff_member_required
+@capability_required(*CAPABILITIES)
 def dashboard(request: HttpRequest) -> HttpResponse:
     figures = ops.ops_figures()
     return render(request, "staff/dashboard.html", {
@@ -42,7 +49,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     })
 
 
-@staff_member_required
+@capability_required(UPLOAD)
 def upload(request: HttpRequest) -> HttpResponse:
     error = ""
     if request.method == "POST":
@@ -80,13 +87,13 @@ def _version_context(version: ProblemVersion) -> dict[str, Any]:
     }
 
 
-@staff_member_required
+@capability_required(UPLOAD)
 def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
     version = get_object_or_404(ProblemVersion, pk=pk)
     return render(request, "staff/version.html", _version_context(version))
 
 
-@staff_member_required
+@capability_required(UPLOAD)
 def version_status(request: HttpRequest, pk: int) -> JsonResponse:
     version = get_object_or_404(ProblemVersion, pk=pk)
     context = _version_context(version)
@@ -94,7 +101,7 @@ def version_status(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse({"done": context["done"], "status": version.check_status, "html": html})
 
 
-@staff_member_required
+@capability_required(UPLOAD)
 @require_POST
 def version_use(request: HttpRequest, pk: int) -> HttpResponse:
     version = get_object_or_404(ProblemVersion, pk=pk)
@@ -107,7 +114,7 @@ def version_use(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("staff:problem", number=problem.number)
 
 
-@staff_member_required
+@capability_required(UPLOAD, PUBLISH, REJUDGE)
 def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
     problem = get_object_or_404(selectors.problems_with_counts(), number=number)
     return render(request, "staff/problem.html", {
@@ -119,7 +126,7 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
     })
 
 
-@staff_member_required
+@capability_required(PUBLISH)
 @require_POST
 def problem_publish(request: HttpRequest, number: int) -> HttpResponse:
     problem = get_object_or_404(Problem, number=number)
@@ -133,7 +140,7 @@ def problem_publish(request: HttpRequest, number: int) -> HttpResponse:
     return redirect("staff:problem", number=number)
 
 
-@staff_member_required
+@capability_required(REJUDGE)
 @require_POST
 def problem_rejudge(request: HttpRequest, number: int) -> HttpResponse:
     problem = get_object_or_404(Problem, number=number)
@@ -155,20 +162,20 @@ def _rejudge_context(rejudge: Rejudge) -> dict[str, Any]:
     }
 
 
-@staff_member_required
+@capability_required(REJUDGE)
 def rejudge_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "staff/rejudge.html",
                   _rejudge_context(get_object_or_404(Rejudge, pk=pk)))
 
 
-@staff_member_required
+@capability_required(REJUDGE)
 def rejudge_status(request: HttpRequest, pk: int) -> JsonResponse:
     context = _rejudge_context(get_object_or_404(Rejudge, pk=pk))
     html = render_to_string("staff/_rejudge_table.html", context, request=request)
     return JsonResponse({"done": context["done"], "html": html})
 
 
-@staff_member_required
+@capability_required(READ_SUBMISSIONS)
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     sub = get_object_or_404(Submission.objects.select_related("user", "problem"), pk=pk)
     result = sub.judge_result()
@@ -186,7 +193,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     })
 
 
-@staff_member_required
+@capability_required(REJUDGE)
 @require_POST
 def submission_rejudge(request: HttpRequest, pk: int) -> HttpResponse:
     rejudge = rejudge_submission(request.user, get_object_or_404(Submission, pk=pk))
