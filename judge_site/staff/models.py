@@ -142,3 +142,6 @@ class StaffCapability(models.Model):
             ("rejudge", "Start and follow rejudges"),
             ("read_submissions", "Read students' code and hidden-test details"),
         ]
+
+    def __str__(self) -> str:
+        return "staff capabilities"

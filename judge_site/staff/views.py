@@ -17,6 +17,7 @@ from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import MAX_ZIP_BYTES
 from judge_site.staff import selectors
+from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
 from judge_site.staff.roles import (
     CAPABILITIES,
     PUBLISH,
@@ -25,7 +26,6 @@ from judge_site.staff.roles import (
     UPLOAD,
     capability_required,
 )
-from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
 from judge_site.staff.services import ops
 from judge_site.staff.services.packages import (
     StaffError,
