@@ -63,8 +63,11 @@ def upload(request: HttpRequest) -> HttpResponse:
                                  "remove large data files)")
             if practice:
                 number_text = request.POST.get("number", "").strip()
-                if number_text and not number_text.isdigit():
-                    raise StaffError("number: a problem number is a positive integer")
+                # ASCII digits only: "²".isdigit() is True, and int("²") raises.
+                if number_text and not (number_text.isascii() and number_text.isdigit()
+                                        and 0 < len(number_text) <= 6 and int(number_text) > 0):
+                    raise StaffError("number: a problem number is a positive integer (at most "
+                                     "6 digits)")
                 version = practice_upload(request.user, file.read(), file.name or "",
                                           int(number_text) if number_text else None)
             else:
