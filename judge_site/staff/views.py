@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import MAX_ZIP_BYTES
+from judge_site.core.middleware import private
 from judge_site.staff import selectors
 from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
 from judge_site.staff.roles import (
@@ -226,5 +227,5 @@ def metrics(request: HttpRequest) -> HttpResponse:
                                 content_type="text/plain; charset=utf-8")
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    return HttpResponse(ops.prometheus_text(ops.ops_figures()),
-                        content_type="text/plain; version=0.0.4; charset=utf-8")
+    return private(HttpResponse(ops.prometheus_text(ops.ops_figures()),
+                                content_type="text/plain; version=0.0.4; charset=utf-8"))

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,10 @@ def bob() -> AbstractUser:
 @pytest.fixture
 def low_limit(settings: Any) -> None:
     settings.AXES_FAILURE_LIMIT = 3
+    settings.JUDGE_LOGIN_USERNAME_FAILURE_LIMIT = 5
+
+
+HOME = "192.0.2.10"  # where alice logs in from, usually
 
 
 def log_in(
@@ -181,26 +186,53 @@ def log_in(
     return client.post(path, {"username": username, "password": password}, REMOTE_ADDR=address)
 
 
-def test_it_locks_an_account_after_failures_from_many_addresses(
+def test_a_guesser_locks_only_their_own_pair_not_the_owner(
     client: Client, alice: AbstractUser, low_limit: None
 ) -> None:
-    for i in range(2):
-        assert log_in(client, "alice", "wrong-guess", f"203.0.113.{i + 1}").status_code == 200
+    for _ in range(2):
+        assert log_in(client, "alice", "wrong-guess", ATTACKER).status_code == 200
     # The failure that reaches the limit already answers with the lockout page.
-    assert log_in(client, "alice", "wrong-guess", "203.0.113.3").status_code == 429
-    response = log_in(client, "alice", PASSWORD, ELSEWHERE)
+    response = log_in(client, "alice", "wrong-guess", ATTACKER)
     assert response.status_code == 429
+    assert int(response["Retry-After"]) == 15 * 60
     page = response.content.decode()
     assert "Too many failed log-ins" in page and "15 minutes" in page
     assert "ask your instructor or an administrator" in page
+    assert log_in(client, "alice", PASSWORD, ATTACKER).status_code == 429
     assert logged_in_username(client) is None
+    response = log_in(client, "alice", PASSWORD, ELSEWHERE)  # the owner, elsewhere: not locked
+    assert response.status_code == 302 and logged_in_username(client) == "alice"
+
+
+def test_many_addresses_lock_an_account_but_not_from_its_usual_address(
+    client: Client, alice: AbstractUser, low_limit: None
+) -> None:
+    assert log_in(client, "alice", PASSWORD, HOME).status_code == 302
+    client.post("/accounts/logout/")
+    for i in range(4):
+        assert log_in(client, "alice", "wrong-guess", f"203.0.113.{i + 1}").status_code == 200
+    response = log_in(client, "alice", "wrong-guess", "203.0.113.5")  # the 5th, per username
+    assert response.status_code == 429 and "from many addresses" in response.content.decode()
+    assert response.has_header("Retry-After")
+    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
+    assert logged_in_username(client) is None
+    response = log_in(client, "alice", PASSWORD, HOME)
+    assert response.status_code == 302 and logged_in_username(client) == "alice"
+
+
+def test_an_account_never_logged_in_has_no_exempt_address(
+    client: Client, alice: AbstractUser, low_limit: None
+) -> None:
+    for i in range(5):
+        log_in(client, "alice", "wrong-guess", f"203.0.113.{i + 1}")
+    assert log_in(client, "alice", PASSWORD, HOME).status_code == 429
 
 
 def test_the_account_counter_ignores_the_case_of_the_username(
     client: Client, alice: AbstractUser, low_limit: None
 ) -> None:
-    for name in ["Alice", "ALICE", "alice"]:
-        log_in(client, name, "wrong-guess", ATTACKER)
+    for i, name in enumerate(["Alice", "ALICE", "alice", "aLiCe", "ALICE"]):
+        log_in(client, name, "wrong-guess", f"203.0.113.{i + 1}")
     assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
 
 
@@ -231,11 +263,12 @@ def test_the_admin_log_in_is_throttled_too(
     client: Client, staff: AbstractUser, low_limit: None
 ) -> None:
     admin_login = "/admin/login/?next=/admin/"
-    for i in range(3):
-        log_in(client, "root", "wrong-guess", f"203.0.113.{i + 1}", admin_login)
-    response = log_in(client, "root", PASSWORD, ELSEWHERE, admin_login)
+    for _ in range(3):
+        log_in(client, "root", "wrong-guess", ATTACKER, admin_login)
+    response = log_in(client, "root", PASSWORD, ATTACKER, admin_login)
     assert response.status_code == 429
     assert b"Too many failed log-ins" in response.content
+    assert log_in(client, "root", PASSWORD, ELSEWHERE, admin_login).status_code == 302
 
 
 def test_the_lock_ends_after_the_cool_off(
@@ -246,10 +279,10 @@ def test_the_lock_ends_after_the_cool_off(
 
     for _ in range(3):
         log_in(client, "alice", "wrong-guess", ATTACKER)
-    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
+    assert log_in(client, "alice", PASSWORD, ATTACKER).status_code == 429
     # As if the cool-off had passed (no sleeping in tests).
     AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
-    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 302
+    assert log_in(client, "alice", PASSWORD, ATTACKER).status_code == 302
 
 
 def test_logging_in_to_an_own_account_does_not_reset_the_counters(
@@ -260,7 +293,7 @@ def test_logging_in_to_an_own_account_does_not_reset_the_counters(
     assert log_in(client, "bob", PASSWORD, ATTACKER).status_code == 302  # the attacker's own
     client.post("/accounts/logout/")
     assert log_in(client, "alice", "wrong-guess", ATTACKER).status_code == 429
-    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
+    assert log_in(client, "alice", PASSWORD, ATTACKER).status_code == 429
 
 
 def test_failures_below_the_limit_do_not_lock(
@@ -288,11 +321,63 @@ def test_sign_up_is_throttled_per_address(client: Client, settings: Any) -> None
     refused = sign_up(client, "fred", ATTACKER)
     assert refused.status_code == 429
     assert "Too many accounts were created from your network address" in refused.content.decode()
+    assert 0 < int(refused["Retry-After"]) <= 60 * 60  # when the oldest leaves the window
     assert not User.objects.filter(username="fred").exists()
     assert sign_up(client, "fred", ELSEWHERE).status_code == 302
     from judge_site.accounts.models import Registration
 
     assert Registration.objects.get(user__username="dora").client_ip == ATTACKER
+
+
+class _SlowForm:
+    """A sign-up form whose save() waits for the test's word before creating the user."""
+
+    def __init__(self, username: str, saving: threading.Event | None = None,
+                 go_on: threading.Event | None = None) -> None:
+        self.username, self.saving, self.go_on = username, saving, go_on
+
+    def save(self) -> AbstractUser:
+        if self.saving and self.go_on:
+            self.saving.set()
+            assert self.go_on.wait(30)
+        return User.objects.create_user(self.username, password=PASSWORD)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_sign_ups_from_one_address_count_each_other(settings: Any) -> None:
+    from django.db import connection
+
+    from judge_site.accounts import services
+    from judge_site.accounts.models import Registration
+
+    settings.JUDGE_SIGNUPS_PER_ADDRESS = 1
+    saving, go_on = threading.Event(), threading.Event()
+    outcome: dict[str, str] = {}
+
+    def sign_up_in_thread(name: str, form: _SlowForm) -> None:
+        try:
+            services.signup_create(form, ATTACKER)  # type: ignore[arg-type]
+            outcome[name] = "created"
+        except services.SignupRefused as exc:
+            outcome[name] = f"refused {exc.status}"
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=sign_up_in_thread,
+                             args=("first", _SlowForm("first", saving, go_on)))
+    first.start()
+    assert saving.wait(30)  # the first has counted 0 and is saving, inside its transaction
+    second = threading.Thread(target=sign_up_in_thread, args=("second", _SlowForm("second")))
+    second.start()
+    try:
+        second.join(0.5)
+        assert second.is_alive(), "the second counted while the first was saving: not atomic"
+    finally:
+        go_on.set()
+        first.join(30)
+        second.join(30)
+    assert outcome == {"first": "created", "second": "refused 429"}
+    assert list(Registration.objects.values_list("user__username", flat=True)) == ["first"]
 
 
 def test_invite_mode_asks_for_a_valid_code(client: Client, settings: Any) -> None:
