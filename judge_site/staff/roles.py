@@ -12,6 +12,12 @@ given by these permissions (a staff account with none gets 403 everywhere, as in
 | staff.rejudge            | start rejudges (one submission, a problem's) and follow them    |
 | staff.read_submissions   | read every student's code, hidden-test details, seeds           |
 
+What each is equivalent to: upload_package runs the author's code (tests.py, test.py,
+solution.py) on the judge, confined to a sandbox of its own without the Docker socket, database
+or broker credentials, or network (so no permission equals root on the host); read_submissions
+is every student's work; publish_problem and rejudge change what students see and their
+verdicts, and are audited (AuditEntry).
+
 Groups (``manage.py ensure_admin`` creates them; add people in the admin, Users -> Groups):
 "author" writes and ships problems, "teaching assistant" helps students and rejudges. An
 instructor who does both belongs to both. Superusers hold every permission.

@@ -1,5 +1,6 @@
 """Staff pages beside the admin: upload and check a package, a problem's package, rejudges,
-a submission in full, the operations dashboard and /metrics. Thin: services change state."""
+a submission in full, the operations dashboard and /metrics. Thin: services change state.
+Every page asks for a capability (judge_site/staff/roles.py): 403 for staff without it."""
 
 from __future__ import annotations
 
