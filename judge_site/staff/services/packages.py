@@ -68,6 +68,9 @@ def package_upload(actor: Any, data: bytes, filename: str = "") -> ProblemVersio
         message = _author_words(str(exc), incoming)
         audit_record(actor, "package.upload_refused", filename or "zip", message=message)
         raise StaffError(message) from None
+    except BaseException:  # an error of ours: answered 500, but no folder is left behind
+        shutil.rmtree(incoming, ignore_errors=True)
+        raise
     clash = Problem.objects.filter(slug=package.slug).exclude(number=package.number).first()
     if clash is not None:
         shutil.rmtree(incoming, ignore_errors=True)
