@@ -11,15 +11,22 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Q, QuerySet
 
 from judge_site.catalog.models import Device, Problem
+from judge_site.staff.roles import READ_SUBMISSIONS, can
 from judge_site.submissions.models import Status, Submission, VerdictChoice
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 
 
+def reads_all_submissions(user: AnyUser) -> bool:
+    """Staff allowed to read every student's code and hidden-test details."""
+    return bool(getattr(user, "is_staff", False)) and can(user, READ_SUBMISSIONS)
+
+
 def submission_visible_to(user: AnyUser) -> QuerySet[Submission]:
-    """Submissions a user may open: their own; staff see everyone's."""
+    """Submissions a user may open: their own; staff holding staff.read_submissions see
+    everyone's (judge_site/staff/roles.py)."""
     qs = Submission.objects.select_related("problem", "user")
-    if getattr(user, "is_staff", False):
+    if reads_all_submissions(user):
         return qs
     if not getattr(user, "is_authenticated", False):
         return qs.none()
@@ -74,7 +81,7 @@ def submission_history(
 ) -> QuerySet[Submission]:
     """The user's submissions (staff with ``everyone``: all), newest first, filterable."""
     qs = submission_visible_to(user)
-    if not (everyone and getattr(user, "is_staff", False)):
+    if not (everyone and reads_all_submissions(user)):
         qs = qs.filter(user_id=user.pk)
     if problem is not None:
         qs = qs.filter(problem=problem)

@@ -70,7 +70,9 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = selectors.submission_get_for(request.user, pk)
     if submission is None:
         raise Http404("no such submission")
-    can_see_code = request.user.is_staff or submission.user_id == request.user.pk
+    can_see_code = submission.user_id == request.user.pk or selectors.reads_all_submissions(
+        request.user
+    )
     return render(
         request,
         "submissions/submission_detail.html",
@@ -114,7 +116,7 @@ def _bars(bench: dict | None) -> list[dict[str, object]]:
 def submission_list(request: HttpRequest) -> HttpResponse:
     number = request.GET.get("problem", "")
     verdict = request.GET.get("verdict", "")
-    everyone = request.user.is_staff and request.GET.get("who") == "all"
+    everyone = selectors.reads_all_submissions(request.user) and request.GET.get("who") == "all"
     problem = None
     if number:
         parsed = requests.problem_number(number)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
@@ -279,6 +280,7 @@ def test_staff_upload_a_zipped_practice_folder(
     checks: list[int] = []
     monkeypatch.setattr(packages, "_enqueue_check", checks.append)
     staff = django_user_model.objects.create_user("charlie", password="pw-charlie-1", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="upload_package"))
     client = Client()
     client.force_login(staff)
     page = client.get("/staff/upload/").content.decode()
