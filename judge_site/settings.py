@@ -199,6 +199,18 @@ if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
         f"REDIS_URL={redact_url(REDIS_URL)!r} is not a Redis URL: use redis://HOST:6379/0"
     )
 CELERY_BROKER_URL = REDIS_URL
+# The cache every web process shares (leaderboards, keyed by the aggregates' generations, so an
+# event that changes a board makes a new key: judge_site/submissions/selectors.py). A Redis
+# that is down costs speed, never an error page.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "judge-cache",
+        "TIMEOUT": 300,
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"

@@ -126,6 +126,8 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     qs = selectors.submission_history(
         request.user, problem=problem, verdict=verdict, everyone=everyone
     )
+    # The list shows none of the code, tests or environment: not read.
+    qs = qs.defer("code", "tests", "environment", "message")
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
     keep = {"problem": number, "verdict": verdict, "who": "all" if everyone else ""}
     query = urlencode({k: v for k, v in keep.items() if v})
@@ -134,7 +136,9 @@ def submission_list(request: HttpRequest) -> HttpResponse:
         "submissions/submission_list.html",
         {
             "page": page,
-            "problems": catalog_selectors.problem_visible_to(request.user).order_by("number"),
+            "problems": catalog_selectors.problem_visible_to(request.user)
+            .order_by("number")
+            .only("number", "title"),
             "verdicts": VerdictChoice.choices,
             "current": {"problem": number, "verdict": verdict, "everyone": everyone},
             "query": query,
@@ -147,17 +151,17 @@ def leaderboard_problem(request: HttpRequest, number: int) -> HttpResponse:
     problem = catalog_selectors.problem_get(request.user, number)
     if problem is None:
         raise Http404("no such problem")
+    board = selectors.leaderboard_problem_page(problem, request.GET.get("page", 1))
     return render(
         request,
         "submissions/leaderboard_problem.html",
-        {"problem": problem, "rows": selectors.leaderboard_problem(problem)},
+        {"problem": problem, "rows": board.rows, "board": board},
     )
 
 
 @require_GET
 def leaderboard_overall(request: HttpRequest) -> HttpResponse:
+    board = selectors.leaderboard_overall_page(request.GET.get("page", 1))
     return render(
-        request,
-        "submissions/leaderboard_overall.html",
-        {"rows": selectors.leaderboard_overall()},
+        request, "submissions/leaderboard_overall.html", {"rows": board.rows, "board": board}
     )
