@@ -28,9 +28,14 @@ T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 
+# A submission's page and the API read its problem's name, never its statement or package.
+_PROBLEM_TEXT = ("problem__statement_md", "problem__starter_code", "problem__manifest",
+                 "problem__public_examples")
+
+
 def submission_visible_to(user: AnyUser) -> QuerySet[Submission]:
     """Submissions a user may open: their own; staff see everyone's."""
-    qs = Submission.objects.select_related("problem", "user")
+    qs = Submission.objects.select_related("problem", "user").defer(*_PROBLEM_TEXT)
     if getattr(user, "is_staff", False):
         return qs
     if not getattr(user, "is_authenticated", False):

@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -126,8 +127,11 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     qs = selectors.submission_history(
         request.user, problem=problem, verdict=verdict, everyone=everyone
     )
-    # The list shows none of the code, tests or environment: not read.
-    qs = qs.defer("code", "tests", "environment", "message")
+    # The list shows none of the code, tests or environment, and of the benchmark only the
+    # speedup: not read.
+    qs = qs.defer("code", "tests", "environment", "message", "benchmark").annotate(
+        speedup=F("benchmark__speedup")
+    )
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
     keep = {"problem": number, "verdict": verdict, "who": "all" if everyone else ""}
     query = urlencode({k: v for k, v in keep.items() if v})

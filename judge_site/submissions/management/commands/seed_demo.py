@@ -81,13 +81,21 @@ class Command(BaseCommand):
         problems = list(Problem.objects.filter(published=True).order_by("number"))
         if n and not problems:
             raise CommandError("no published problem: run `manage.py sync_problems` first")
+        # Each user's submissions go in with theirs (a batch is a group of users), so that each
+        # (user, problem) is brought up to date once: linear in N.
+        per_user = [0] * len(users)
+        for _ in range(n):
+            per_user[rng.randrange(len(users))] += 1
         done = 0
-        while done < n:
-            size = min(BATCH, n - done)
-            with transaction.atomic():
-                seed_batch(rng, users, problems, size)
-            done += size
-            self.stdout.write(f"  {done}/{n} submissions")
+        group: list[int] = []
+        for user_id, count in zip(users, per_user, strict=True):
+            group += [user_id] * count
+            if len(group) >= BATCH or user_id == users[-1]:
+                with transaction.atomic():
+                    seed_batch(rng, group, problems)
+                done += len(group)
+                group = []
+                self.stdout.write(f"  {done}/{n} submissions")
         self.stdout.write(f"seeded {n} submissions from {len(users)} new users "
                           f"in {time.monotonic() - started:.1f} s")
 
@@ -152,13 +160,14 @@ def _tests(rng: random.Random, verdict: str, mode: str) -> list[dict[str, Any]]:
     return out
 
 
-def seed_batch(rng: random.Random, users: list[int], problems: list[Problem], size: int) -> None:
-    """``size`` finished submissions of random users and problems, then their aggregates."""
+def seed_batch(rng: random.Random, authors: list[int], problems: list[Problem]) -> None:
+    """A finished submission by each of ``authors`` (a user id, repeated for each of theirs),
+    of random problems, then their aggregates."""
     now = timezone.now()
     # Early problems are tried more (a course goes front to back).
     weights = [1.0 / (1 + 0.15 * i) for i in range(len(problems))]
     rows = []
-    for _ in range(size):
+    for author in authors:
         problem = rng.choices(problems, weights)[0]
         mode = Mode.SUBMIT if rng.random() < 0.8 else Mode.RUN
         verdict = _verdict(rng)
@@ -166,7 +175,7 @@ def seed_batch(rng: random.Random, users: list[int], problems: list[Problem], si
             verdict = "AC" if verdict in ("OLE", "IE") else "WA"
         created = now - SPAN * rng.random()
         rows.append(Submission(
-            user_id=rng.choice(users), problem=problem, mode=mode,
+            user_id=author, problem=problem, mode=mode,
             code=f"# seed_demo\ndef solution(*args):\n    return {rng.randrange(10**6)}\n",
             status=Status.DONE, verdict=verdict, tests=_tests(rng, verdict, mode),
             benchmark=_benchmark(rng) if verdict == "AC" and mode == Mode.SUBMIT else None,
