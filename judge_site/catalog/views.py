@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
 from judge_site.submissions.models import Status, Submission
+from judge_site.submissions.selectors import content_key
 from judge_site.submissions.services import judging_route
 
 RESUME_RECENT_MIN = 10
@@ -28,6 +29,12 @@ def problem_list(request: HttpRequest) -> HttpResponse:
         "catalog/problem_list.html",
         {
             "rows": rows,
+            # The table is cached under exactly what it shows (never stale, marks included).
+            "table_key": content_key([
+                (r.problem.number, r.problem.title, r.problem.published, r.problem.difficulty,
+                 r.problem.chapter, r.problem.tags, r.solved, r.tried, r.accepted, r.judged)
+                for r in rows
+            ]),
             "difficulties": Difficulty.values,
             "tags": selectors.problem_tags(request.user),
             "statuses": selectors.STATUS_FILTERS,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -116,14 +117,22 @@ class SolvedRow:
     solved: int
 
 
+def content_key(values: Any) -> str:
+    """A cache key made of exactly what a fragment shows (its rows' values): the same values,
+    the same HTML, so a cached fragment can never be stale. ``{% cache ... key %}``."""
+    return hashlib.blake2b(repr(values).encode(), digest_size=16).hexdigest()
+
+
 @dataclass(frozen=True)
 class BoardPage:
-    """One page of a leaderboard: rows, its number (1-based), and the number of pages."""
+    """One page of a leaderboard: rows, its number (1-based), the number of pages, and the
+    cache key of its rows (the board's generation and the page)."""
 
     rows: list[Any]
     number: int
     num_pages: int
     total: int
+    key: str = ""
 
     @property
     def has_previous(self) -> bool:
@@ -190,7 +199,7 @@ def leaderboard_problem_page(problem: Problem, page: Any = 1) -> BoardPage:
         ]
 
     key = f"board:problem:{problem.pk}:{generation}:{number}"
-    return BoardPage(_cached(key, rows), number, num_pages, total)
+    return BoardPage(_cached(key, rows), number, num_pages, total, key)
 
 
 def leaderboard_problem(problem: Problem, limit: int = BOARD_PAGE_SIZE) -> list[BoardRow]:
@@ -228,7 +237,7 @@ def leaderboard_overall_page(page: Any = 1) -> BoardPage:
         return [SolvedRow(offset + i + 1, name, solved) for i, (name, solved) in enumerate(best)]
 
     key = f"board:overall:{generation}:{number}"
-    return BoardPage(_cached(key, rows), number, num_pages, total)
+    return BoardPage(_cached(key, rows), number, num_pages, total, key)
 
 
 def leaderboard_overall(limit: int = BOARD_PAGE_SIZE) -> list[SolvedRow]:

@@ -133,6 +133,12 @@ def submission_list(request: HttpRequest) -> HttpResponse:
         speedup=F("benchmark__speedup")
     )
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    # The table is cached under exactly what it shows: a verdict that lands changes the key.
+    table_key = selectors.content_key([everyone] + [
+        (s.pk, s.created_at, s.user.get_username() if everyone else "", s.problem.number,
+         s.problem.title, s.mode, s.status, s.verdict, s.speedup)
+        for s in page
+    ])
     keep = {"problem": number, "verdict": verdict, "who": "all" if everyone else ""}
     query = urlencode({k: v for k, v in keep.items() if v})
     return render(
@@ -146,6 +152,7 @@ def submission_list(request: HttpRequest) -> HttpResponse:
             "verdicts": VerdictChoice.choices,
             "current": {"problem": number, "verdict": verdict, "everyone": everyone},
             "query": query,
+            "table_key": table_key,
         },
     )
 
