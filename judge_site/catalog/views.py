@@ -24,6 +24,8 @@ def problem_list(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "")
     status = request.GET.get("status", "") if request.user.is_authenticated else ""
     rows = selectors.problem_list(request.user, difficulty=difficulty, tag=tag, status=status)
+    tags = selectors.problem_tags(request.user)
+    current = {"difficulty": difficulty, "tag": tag, "status": status}
     return render(
         request,
         "catalog/problem_list.html",
@@ -36,9 +38,10 @@ def problem_list(request: HttpRequest) -> HttpResponse:
                 for r in rows
             ]),
             "difficulties": Difficulty.values,
-            "tags": selectors.problem_tags(request.user),
+            "tags": tags,
             "statuses": selectors.STATUS_FILTERS,
-            "current": {"difficulty": difficulty, "tag": tag, "status": status},
+            "current": current,
+            "filters_key": content_key((tags, current, request.user.is_authenticated)),
         },
     )
 

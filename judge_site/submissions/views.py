@@ -127,12 +127,17 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     qs = selectors.submission_history(
         request.user, problem=problem, verdict=verdict, everyone=everyone
     )
-    # The list shows none of the code, tests or environment, and of the benchmark only the
-    # speedup: not read.
-    qs = qs.defer("code", "tests", "environment", "message", "benchmark").annotate(
-        speedup=F("benchmark__speedup")
-    )
+    # Only what the list shows is read (of the benchmark, its speedup).
+    qs = qs.only(
+        "pk", "created_at", "mode", "status", "verdict", "user__username", "problem__number",
+        "problem__title",
+    ).annotate(speedup=F("benchmark__speedup"))
     page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    problems = list(
+        catalog_selectors.problem_visible_to(request.user)
+        .order_by("number")
+        .values_list("number", "title", named=True)
+    )
     # The table is cached under exactly what it shows: a verdict that lands changes the key.
     table_key = selectors.content_key([everyone] + [
         (s.pk, s.created_at, s.user.get_username() if everyone else "", s.problem.number,
@@ -146,13 +151,14 @@ def submission_list(request: HttpRequest) -> HttpResponse:
         "submissions/submission_list.html",
         {
             "page": page,
-            "problems": catalog_selectors.problem_visible_to(request.user)
-            .order_by("number")
-            .only("number", "title"),
+            "problems": problems,
             "verdicts": VerdictChoice.choices,
             "current": {"problem": number, "verdict": verdict, "everyone": everyone},
             "query": query,
             "table_key": table_key,
+            "filters_key": selectors.content_key(
+                (problems, number, verdict, everyone, request.user.is_staff)
+            ),
         },
     )
 
