@@ -215,3 +215,14 @@ def test_every_page_makes_the_same_queries_at_two_history_sizes(
     small = counts()
     call_command("seed_demo", submissions=200, users=20, seed=2, stdout=quiet)
     assert counts() == small
+
+
+def test_the_reconcile_is_scheduled_for_beat_on_the_maintenance_queue(settings):
+    from judge_site.celery import app
+
+    entries = {e["task"]: e for e in app.conf.beat_schedule.values()}
+    reconcile = entries["submissions.reconcile_stats"]
+    assert reconcile["schedule"] == settings.JUDGE_STATS_RECONCILE_EVERY_S
+    assert reconcile["options"]["queue"] == settings.JUDGE_MAINTENANCE_QUEUE
+    route = app.amqp.router.route({}, tasks.reconcile_stats.name)
+    assert route["queue"].name == settings.JUDGE_MAINTENANCE_QUEUE
