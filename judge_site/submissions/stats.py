@@ -334,9 +334,9 @@ def stats_reconcile() -> Reconciled:
     """
     pairs = set(Submission.objects.values_list("user_id", "problem_id").distinct())
     pairs |= set(BestResult.objects.values_list("user_id", "problem_id"))
-    fixed_pairs = 0
-    with transaction.atomic():
-        fixed_pairs = stats_refresh_pairs(pairs)
+    # A transaction per chunk of pairs (outside an atomic block): judgings wait for one chunk's
+    # locks at most, and take them in the same order (pairs, problems, users): no deadlock.
+    fixed_pairs = stats_refresh_pairs(pairs)
     with transaction.atomic():
         fixed_problems = _reconcile_problems()
         fixed_users = _reconcile_users()
@@ -370,10 +370,11 @@ def expected_user_counters() -> dict[int, tuple[int, int]]:
 
 
 def _reconcile_problems() -> int:
-    want = expected_problem_counters()
+    # Locked before summing: a verdict that lands meanwhile adds its difference after this.
     have = {
         ps.pk: ps for ps in ProblemStats.objects.select_for_update().order_by("pk")
     }
+    want = expected_problem_counters()
     fixed = 0
     for pid in sorted(set(want) | set(have)):
         target = want.get(pid, (0, 0, 0, 0))
@@ -391,11 +392,11 @@ def _reconcile_problems() -> int:
 
 
 def _reconcile_users() -> int:
-    want = expected_user_counters()
     have = {
         us.pk: (us.solved, us.tried)
         for us in UserStats.objects.select_for_update().order_by("pk")
     }
+    want = expected_user_counters()
     fixed = 0
     for uid in sorted(set(want) | set(have)):
         target = want.get(uid, (0, 0))
