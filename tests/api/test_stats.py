@@ -4,6 +4,7 @@ pages read them (same queries at two history sizes) and the cached boards follow
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from typing import Any
 
@@ -165,6 +166,9 @@ def test_reconcile_repairs_every_kind_of_drift_and_then_finds_nothing(
     assert fixed.pairs == 2 and fixed.problems == 1 and fixed.users >= 1
     assert_consistent()
     assert tasks.reconcile_stats() == {"pairs": 0, "problems": 0, "users": 0}  # the periodic task
+    out = io.StringIO()
+    call_command("reconcile_stats", stdout=out)
+    assert "repaired: 0 best results" in out.getvalue()
     assert BestResult.objects.get(pk=stats_row.pk).best_verdict == "AC"
 
 
