@@ -498,7 +498,9 @@ def _finish_internal(submission_id: int, token: Any, message: str) -> int:
     guard = Submission.objects.filter(pk=submission_id, attempt_token=token, status=Status.RUNNING)
 
     def write() -> int:
-        sub = Submission.objects.only("user", "problem").get(pk=submission_id)
+        sub = Submission.objects.only("user", "problem").filter(pk=submission_id).first()
+        if sub is None:  # deleted meanwhile
+            return 0
         return _finish(guard, sub, status=Status.DONE, verdict=VerdictChoice.IE,
                        message=message, finished_at=timezone.now())
 

@@ -137,7 +137,7 @@ def test_seed_demo_adds_through_the_aggregates_and_removes_exactly_its_rows(
     make_problem(51, slug="other")
     judged(alice, problem)
     before = stored()
-    call_command("seed_demo", submissions=120, users=6, seed=7, stdout=open("/dev/null", "w"))
+    call_command("seed_demo", submissions=120, users=6, seed=7, stdout=io.StringIO())
     assert Submission.objects.filter(synthetic=True).count() == 120
     assert SyntheticUser.objects.count() == 6
     assert_consistent()
@@ -145,7 +145,7 @@ def test_seed_demo_adds_through_the_aggregates_and_removes_exactly_its_rows(
     verdicts = set(Submission.objects.filter(synthetic=True).values_list("verdict", flat=True))
     assert {"AC", "WA"} <= verdicts
     assert BestResult.objects.filter(best_geomean__isnull=False).exclude(user=alice).exists()
-    call_command("seed_demo", remove=True, stdout=open("/dev/null", "w"))
+    call_command("seed_demo", remove=True, stdout=io.StringIO())
     assert Submission.objects.count() == 1 and SyntheticUser.objects.count() == 0
     assert list(get_user_model().objects.values_list("username", flat=True)) == ["alice"]
     assert stored() == before
@@ -207,7 +207,7 @@ def test_every_page_makes_the_same_queries_at_two_history_sizes(
     client.force_login(alice)
     pages = ["/", "/problems/48/", "/leaderboard/", "/problems/48/leaderboard/",
              "/submissions/", "/api/v1/problems", f"/api/v1/submissions/{mine.pk}"]
-    quiet = open("/dev/null", "w")
+    quiet = io.StringIO()
 
     def counts() -> list[int]:
         from django.core.cache import cache
