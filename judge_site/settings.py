@@ -204,6 +204,18 @@ if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
         f"REDIS_URL={redact_url(REDIS_URL)!r} is not a Redis URL: use redis://HOST:6379/0"
     )
 CELERY_BROKER_URL = REDIS_URL
+# The cache every web process shares (leaderboards, keyed by the aggregates' generations, so an
+# event that changes a board makes a new key: judge_site/submissions/selectors.py). A Redis
+# that is down costs speed, never an error page.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "judge-cache",
+        "TIMEOUT": 300,
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -235,8 +247,20 @@ JUDGE_REAP_EVERY_S = envint("JUDGE_REAP_EVERY_S", "15")
 # The reaper runs on a queue of its own, consumed by the worker embedded with celery beat
 # (compose: the beat service), so it never waits behind a queue of judgings.
 JUDGE_MAINTENANCE_QUEUE = envstr("JUDGE_MAINTENANCE_QUEUE", "maintenance")
-CELERY_TASK_ROUTES = {"submissions.reap_stuck": {"queue": JUDGE_MAINTENANCE_QUEUE}}
+# The aggregates the pages read are kept with every verdict; this periodic recomputation
+# repairs anything written behind their back (a raw SQL fix, a restored backup).
+JUDGE_STATS_RECONCILE_EVERY_S = envint("JUDGE_STATS_RECONCILE_EVERY_S", "3600")
+CELERY_TASK_ROUTES = {
+    "submissions.reap_stuck": {"queue": JUDGE_MAINTENANCE_QUEUE},
+    "submissions.reconcile_stats": {"queue": JUDGE_MAINTENANCE_QUEUE},
+}
 CELERY_BEAT_SCHEDULE = {
+    "reconcile the aggregates": {
+        "task": "submissions.reconcile_stats",
+        "schedule": float(JUDGE_STATS_RECONCILE_EVERY_S),
+        "options": {"queue": JUDGE_MAINTENANCE_QUEUE,
+                    "expires": float(JUDGE_STATS_RECONCILE_EVERY_S)},
+    },
     "reap stuck submissions": {
         "task": "submissions.reap_stuck",
         "schedule": float(JUDGE_REAP_EVERY_S),
