@@ -5,8 +5,8 @@ statistical test against the exact distribution: each ``sample`` case has fixed 
 secret seed of a judging changes only the sampler's ``seed``), and its ``check`` recomputes the
 distribution in float64 here, independently of the reference. A draw of a token of probability
 0 fails at once; otherwise each row's counts go through Pearson's chi-square test, and a row
-fails when its p-value is below ``ALPHA`` (1e-6). The sample cases test 14 rows, so a correct
-sampler is rejected with probability at most 1.4e-5 per judging (measured: see
+fails when its p-value is below ``ALPHA`` (1e-6). The sample cases test 13 rows, so a correct
+sampler is rejected with probability at most 1.3e-5 per judging (measured: see
 docs/sampling_tests.md)."""
 
 from __future__ import annotations
