@@ -1,0 +1,23 @@
+# Classic mistake: sums dweight and dbias over dim 0 only; right for [N, d] inputs,
+# wrong in shape for [B, T, d].
+import torch
+
+
+def layer_norm_backward(x, weight, bias, grad_out, eps=1e-5):
+    if x.dim() < 1 or grad_out.shape != x.shape:
+        raise ValueError("grad_out must be shaped like x")
+    d = x.shape[-1]
+    for p in (weight, bias):
+        if p is not None and p.shape != (d,):
+            raise ValueError("parameters must be [d]")
+    x32, dy = x.float(), grad_out.float()
+    mean = x32.mean(dim=-1, keepdim=True)
+    var = (x32 - mean).pow(2).mean(dim=-1, keepdim=True)
+    rstd = torch.rsqrt(var + eps)
+    xhat = (x32 - mean) * rstd
+    g = dy if weight is None else dy * weight.float()
+    dx = rstd * (g - g.mean(dim=-1, keepdim=True) - xhat * (g * xhat).mean(dim=-1, keepdim=True))
+    rows = dy if dy.dim() < 3 else dy.sum(dim=1)
+    dweight = None if weight is None else (dy * xhat).sum(dim=0).to(weight.dtype)
+    dbias = None if bias is None else rows.sum(dim=0).to(bias.dtype)
+    return dx.to(x.dtype), dweight, dbias
