@@ -31,6 +31,8 @@ import torch
 
 from sandbox import wire
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
+from sandbox.bench.peak import CACHE as PEAKS
+from sandbox.bench.peak import PROBE, Peak, machine_peak
 from sandbox.compare import compare, is_memory_error
 from sandbox.contracts import (
     NOTHING_JUDGED,
@@ -137,7 +139,8 @@ def judge(
         bench = package.benchmark
         try:
             baseline = baseline_file(
-                sorted({s.baseline or bench.baseline for s in bench.shapes}), kernels_root
+                sorted({s.baseline or bench.baseline for s in bench.shapes} | {PROBE}),
+                kernels_root,
             )
         except (PackageError, OSError, SyntaxError) as exc:
             return JudgeResult(
@@ -211,6 +214,9 @@ class _Judging:
         # interpreter, or a CPU-only development machine).
         has_cuda = str(hello.get("device", "")).startswith("cuda")
         self.device = "cuda" if self.package.device != "cpu" and has_cuda else "cpu"
+        if self.mode == Mode.SUBMIT:  # the limits last measured here (a benchmark refreshes them)
+            known = PEAKS.cached(self.peak_key())
+            self.env["peak"] = known.to_json() if known is not None else None
         verdict = self.load(session)
         if verdict is not None:
             return verdict
@@ -234,10 +240,11 @@ class _Judging:
                 base_session, names = self.baseline_session(sibling)
             except Fault as fault:
                 return self.result(Verdict.IE, fault.message)
+            peak = self.machine_peak(base_session, names)
             try:
                 bench_device = "auto" if self.package.device != "cpu" else "cpu"
                 benchmark, wrong = run_benchmark(
-                    session, base_session, self.package, bench_device, names, self.cases
+                    session, base_session, self.package, bench_device, names, self.cases, peak
                 )
             except Fault as fault:
                 if fault.verdict == Verdict.IE:  # the baseline's sandbox: ours
@@ -259,6 +266,25 @@ class _Judging:
             NOTHING_JUDGED if final == Verdict.IE else "",
             self.package.version,
         )
+
+    def peak_key(self) -> tuple[str, str]:
+        """The machine's limits are kept per backend and device (a GPU problem's sandbox on a
+        GPU host measures the GPU; a CPU problem's, the CPU set)."""
+        device = str(self.env.get("device", "cpu")) if self.device == "cuda" else "cpu"
+        return str(self.env.get("backend", "")), device
+
+    def machine_peak(self, base_session: Session, names: dict[str, str]) -> Peak | None:
+        """The machine's limits (sandbox/bench/peak.py), measured in the baseline's sandbox
+        when none fresh are kept; None when the probe fails (logged: the benchmark goes on
+        without a speed of light, nothing the student did)."""
+        try:
+            backend, device = self.peak_key()
+            peak = machine_peak(base_session, names[PROBE], device, backend)
+        except (Fault, ValueError, TypeError) as exc:
+            log.warning("the probe of the machine's limits failed: %s", exc)
+            return None
+        self.env["peak"] = peak.to_json()
+        return peak
 
     def _goodbye(self, session: Session) -> None:
         try:
