@@ -32,7 +32,7 @@ import torch
 from sandbox import wire
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.bench.peak import CACHE as PEAKS
-from sandbox.bench.peak import PROBE, Peak, machine_peak
+from sandbox.bench.peak import PROBE, Peak, machine_peak, with_probe
 from sandbox.compare import compare, is_memory_error
 from sandbox.contracts import (
     NOTHING_JUDGED,
@@ -138,9 +138,8 @@ def judge(
     if mode == Mode.SUBMIT and package.benchmark and package.benchmark.shapes:
         bench = package.benchmark
         try:
-            baseline = baseline_file(
-                sorted({s.baseline or bench.baseline for s in bench.shapes} | {PROBE}),
-                kernels_root,
+            baseline = with_probe(
+                baseline_file(sorted({s.baseline or bench.baseline for s in bench.shapes}), kernels_root)
             )
         except (PackageError, OSError, SyntaxError) as exc:
             return JudgeResult(

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from sandbox.session import Session
 
 PROBE = "kernels.probe:machine_limits"  # loaded with the baselines into their sandbox
+PROBE_NAME = "judge_probe_machine_limits"  # its name there
 PEAK_MAX_AGE_S = 3600.0  # a measurement older than this is taken again
 PROBE_TIMEOUT_S = 60.0
 
@@ -58,6 +59,18 @@ PUBLISHED: tuple[tuple[str, float, float], ...] = (
     ("V100", 900.0, 15_700.0),
     ("RTX 4090", 1008.0, 82_600.0),
 )
+
+
+def with_probe(baseline: tuple[str, dict[str, str]]) -> tuple[str, dict[str, str]]:
+    """The baselines' file and names (sandbox/problem.py, ``baseline_file``) with the probe
+    appended, always from this repository's kernels (a judging may read its baselines from
+    another kernels root). kernels/probe.py has no ``from __future__`` line, so its inlined
+    source may follow another file's."""
+    from sandbox.problem import inline_kernels
+
+    source, names = baseline
+    probe = inline_kernels(f"from kernels.probe import machine_limits as {PROBE_NAME}\n", None, "<probe>")
+    return f"{source}\n\n# --- the probe of the machine's limits ---\n{probe}", {**names, PROBE: PROBE_NAME}
 
 
 def published_peak(device_name: str) -> tuple[str, float, float] | None:
