@@ -243,7 +243,8 @@ class _Judging:
             try:
                 bench_device = "auto" if self.package.device != "cpu" else "cpu"
                 benchmark, wrong = run_benchmark(
-                    session, base_session, self.package, bench_device, names, self.cases, peak
+                    session, base_session, self.package, bench_device, names, self.cases, peak,
+                    lambda: self.machine_peak(base_session, names, force=True),
                 )
             except Fault as fault:
                 if fault.verdict == Verdict.IE:  # the baseline's sandbox: ours
@@ -272,13 +273,15 @@ class _Judging:
         device = str(self.env.get("device", "cpu")) if self.device == "cuda" else "cpu"
         return str(self.env.get("backend", "")), device
 
-    def machine_peak(self, base_session: Session, names: dict[str, str]) -> Peak | None:
+    def machine_peak(
+        self, base_session: Session, names: dict[str, str], force: bool = False
+    ) -> Peak | None:
         """The machine's limits (sandbox/bench/peak.py), measured in the baseline's sandbox
-        when none fresh are kept; None when the probe fails (logged: the benchmark goes on
-        without a speed of light, nothing the student did)."""
+        when none fresh are kept (or ``force``); None when the probe fails (logged: the
+        benchmark goes on without a speed of light, nothing the student did)."""
         try:
             backend, device = self.peak_key()
-            peak = machine_peak(base_session, names[PROBE], device, backend)
+            peak = machine_peak(base_session, names[PROBE], device, backend, force=force)
         except (Fault, ValueError, TypeError) as exc:
             log.warning("the probe of the machine's limits failed: %s", exc)
             return None

@@ -38,6 +38,7 @@ import math
 import random
 import statistics
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sandbox.backends.cpu_sets import CONTENDED_CPU_PRESSURE, PressureMeter
@@ -82,6 +83,7 @@ __all__ = [
     "bench_shape",
     "check_times",
     "combine",
+    "confirmed_light",
     "comparison_case",
     "quartiles",
     "relative_error",
@@ -102,10 +104,12 @@ def bench_shape(
     cases: list[Case],
     policy: TrustPolicy = POLICY,
     peak: Peak | None = None,
+    remeasure: Callable[[], Peak | None] | None = None,
 ) -> tuple[BenchmarkResult | None, TestResult | None]:
     """(result, None), or (None, a WA test result) when a timed output was wrong.
     ``baseline_fn``: the baseline's function name in the baseline's sandbox; ``peak``: the
-    machine's limits, which with the shape's cost model give its speed of light."""
+    machine's limits, which with the shape's cost model give its speed of light;
+    ``remeasure``: measures them again (before a time is rejected as faster than light)."""
     assert package.benchmark is not None
     timeout_s = package.limits.time_s + 0.5
     verifier = Verifier(package, shape, cases)
@@ -185,6 +189,7 @@ def bench_shape(
     base_ms = base_ns / 1e6
     light = speed_of_light(shape.cost, peak) if shape.cost is not None and peak is not None else None
     if light is not None and finding.trust != Trust.REJECTED:
+        light = confirmed_light(shape, light, statistics.median(sub.times_ns) / 1e6, remeasure)
         finding = faster_than_light(statistics.median(sub.times_ns), light.sol_ms * 1e6) or finding
     common = {
         "baseline_ms": base_ms,
@@ -212,6 +217,8 @@ def bench_shape(
     )
     submission_ms = base_ms / speedup
     if light is not None and submission_ms < light.sol_ms:  # the speedup implies a time below it
+        light = confirmed_light(shape, light, submission_ms, remeasure)
+    if light is not None and submission_ms < light.sol_ms:
         finding = faster_than_light(submission_ms * 1e6, light.sol_ms * 1e6) or finding
         common.update(trust=finding.trust, rule=finding.rule)
         return _rejected(sub, base, base_ms, finding, light, common), None
@@ -224,6 +231,22 @@ def bench_shape(
         shapes=[shape_entry(shape.name, submission_ms, base_ms, light)],
         **common,  # type: ignore[arg-type]
     ), None
+
+
+def confirmed_light(
+    shape: BenchShape,
+    light: SpeedOfLight,
+    submission_ms: float,
+    remeasure: Callable[[], Peak | None] | None,
+) -> SpeedOfLight:
+    """The shape's speed of light, measured again before a time below it is rejected: a
+    measurement taken in a busy moment understates the machine (the best figures are kept),
+    and honest code must not pay for it."""
+    if submission_ms >= light.sol_ms or remeasure is None or shape.cost is None:
+        return light
+    again = remeasure()
+    newer = speed_of_light(shape.cost, again) if again is not None else None
+    return newer if newer is not None and newer.sol_ms < light.sol_ms else light
 
 
 def _rejected(
@@ -328,6 +351,7 @@ def run_benchmark(
     baseline_names: dict[str, str],
     cases: list[Case],
     peak: Peak | None = None,
+    remeasure: Callable[[], Peak | None] | None = None,
 ) -> tuple[BenchmarkResult | None, TestResult | None]:
     """(result, None), or (None, a WA test result) when a timed output was wrong.
     ``base_session``: the baseline's own sandbox, its file loaded; ``baseline_names``: each
@@ -343,7 +367,7 @@ def run_benchmark(
         baseline_fn = baseline_names[shape.baseline or bench.baseline]
         result, wrong = bench_shape(
             sub_session, base_session, package, shape, baseline_fn, device, budget, rng, cases,
-            peak=peak,
+            peak=peak, remeasure=remeasure,
         )
         if wrong is not None:
             return None, wrong

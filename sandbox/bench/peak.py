@@ -227,13 +227,20 @@ def measure(session: Session, probe_fn: str, device: str) -> dict[str, Any]:
 
 
 def machine_peak(
-    session: Session, probe_fn: str, device_name: str, backend: str, cache: PeakCache = CACHE
+    session: Session,
+    probe_fn: str,
+    device_name: str,
+    backend: str,
+    cache: PeakCache = CACHE,
+    *,
+    force: bool = False,
 ) -> Peak:
-    """The limits for this backend and device: cached when fresh, else measured now (in the
-    baseline's sandbox, ``session``) and kept with the best figures seen before."""
+    """The limits for this backend and device: cached when fresh (and not ``force``), else
+    measured now (in the baseline's sandbox, ``session``) and kept with the best figures seen
+    before."""
     key = (backend, device_name)
     found = cache.cached(key)
-    if found is not None and cache.fresh(key):
+    if found is not None and cache.fresh(key) and not force:
         return found
     reply = measure(session, probe_fn, "cuda" if device_name.startswith("cuda") else "cpu")
     return cache.store(key, from_probe(reply, device_name))

@@ -156,3 +156,21 @@ def test_the_shapes_survive_the_results_json() -> None:
     result = BenchmarkResult(1.5, 2.0, 3.0, shapes=[entry])
     assert result.to_json()["shapes"] == [entry]
     assert BenchmarkResult.from_json(result.to_json()) == result
+
+
+def test_the_limits_are_measured_again_before_a_time_is_rejected_as_faster_than_light() -> None:
+    from sandbox.bench import confirmed_light
+    from sandbox.problem import BenchShape
+
+    shape = BenchShape("s", "f", [], cost=CostModel("1e7", "0"))
+    busy = speed_of_light(shape.cost, Peak(5.0, 100.0, "then"))  # type: ignore[arg-type]
+    assert busy is not None and busy.sol_ms == pytest.approx(2.0)
+    calls: list[int] = []
+
+    def remeasure() -> Peak:
+        calls.append(1)
+        return Peak(20.0, 100.0, "now")
+
+    assert confirmed_light(shape, busy, 3.0, remeasure) is busy and not calls  # not below it
+    again = confirmed_light(shape, busy, 1.0, remeasure)
+    assert calls == [1] and again.sol_ms == pytest.approx(0.5)  # 1 ms is honest after all
