@@ -145,6 +145,10 @@ def judge(
             return JudgeResult(
                 Verdict.IE, [], None, env, f"baseline kernel failed to load: {exc}", package.version
             )
+    elif mode == Mode.SUBMIT and package.device == "cpu" and not PEAKS.fresh((backend.name, "cpu")):
+        # No benchmark, yet every Submit records the machine's limits: a sandbox for the probe
+        # alone, once per grader process and hour (sandbox/bench/peak.py).
+        baseline = with_probe(("", {}))
     judging = _Judging(package, source, selected, reference, secret, mode, on_progress, env)
     judging.expected_cache = expected_cache
     try:
@@ -256,6 +260,8 @@ class _Judging:
             if wrong is not None:
                 self.report(wrong)
             self._goodbye(base_session)
+        elif self.mode == Mode.SUBMIT and self.baseline is not None and self.env.get("peak") is None:
+            self.measure_only(sibling)
         self._goodbye(session)
         final = overall_verdict(self.results)
         return JudgeResult(
@@ -266,6 +272,18 @@ class _Judging:
             NOTHING_JUDGED if final == Verdict.IE else "",
             self.package.version,
         )
+
+    def measure_only(self, sibling: _BaselineBox) -> None:
+        """The machine's limits for a Submit whose benchmark did not run (none, or a test
+        failed) while none are known in this process: measured in the baseline's sandbox,
+        which holds only trusted code; a failure is logged, never the student's."""
+        try:
+            base_session, names = self.baseline_session(sibling)
+        except Fault as fault:
+            log.warning("no sandbox for the probe of the machine's limits: %s", fault.message)
+            return
+        self.machine_peak(base_session, names)
+        self._goodbye(base_session)
 
     def peak_key(self) -> tuple[str, str]:
         """The machine's limits are kept per backend and device (a GPU problem's sandbox on a

@@ -56,3 +56,18 @@ def test_a_time_below_the_speed_of_light_is_rejected_and_never_shown(
     (shape,) = bench.shapes
     assert shape["submission_ms"] >= shape["sol_ms"] and shape["sol_fraction"] <= 1
     assert bench.submission_ms >= shape["sol_ms"]
+
+
+def test_a_submit_without_a_benchmark_records_the_limits_too(
+    toy: ProblemPackage, local_backend: Backend
+) -> None:
+    from sandbox.bench.peak import CACHE
+    from sandbox.grader import judge
+
+    CACHE.clear()  # nothing measured in this process yet: a sandbox for the probe alone
+    package = dataclasses.replace(toy, benchmark=None)
+    source = (toy.path / "solution.py").read_text()
+    result = judge(package, source, mode=Mode.SUBMIT, backend=local_backend, kernels_root=KERNELS_ROOT)
+    assert result.verdict == Verdict.AC and result.benchmark is None
+    assert result.environment["peak"]["memory_gbps"] > 0
+    assert result.environment["baseline_sandbox"] == "local"  # measured beside, never in the student's
