@@ -83,7 +83,7 @@ def roofline(
     if not points:
         return {"flat": flat} if flat else None
     ridge = gflops / bandwidth
-    x_lo = min([p[2] for p in points] + [ridge]) / 4
+    x_lo = min([p[2] for p in points] + [gflops / cache_bandwidth]) / 4
     x_hi = max([p[2] for p in points] + [gflops / cache_bandwidth]) * 4
     y_lo = min(p[3] for p in points) / 4
     y_hi = gflops * 2
@@ -97,15 +97,20 @@ def roofline(
         return round(HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (math.log10(y) - math.log10(y_lo)) / span, 1)
 
     def roof(gbps: float) -> dict[str, float]:
-        """The memory roof from the left edge (or where it enters the plot) to the ridge."""
+        """The memory roof from the left edge (or where it enters the plot) to the ridge; its
+        label sits a third of the way along, above the line."""
         x_start = max(x_lo, y_lo / gbps)
-        return {"x1": sx(x_start), "y1": sy(gbps * x_start), "x2": sx(gflops / gbps), "y2": sy(gflops)}
+        x1, y1, x2, y2 = sx(x_start), sy(gbps * x_start), sx(gflops / gbps), sy(gflops)
+        return {"x1": x1, "y1": y1, "x2": x2, "y2": y2,
+                "tx": round(x1 + (x2 - x1) / 3, 1), "ty": round(y1 + (y2 - y1) / 3 - 6, 1),
+                "anchor": "start"}
 
     roofs = [{**roof(bandwidth), "cls": "roof", "label": f"{bandwidth:.0f} GB/s"}]
     if cache_bandwidth > 1.2 * bandwidth:
         roofs.append({**roof(cache_bandwidth), "cls": "roof cache", "label": f"{cache_bandwidth:.0f} GB/s in cache"})
     roofs.append(
         {"x1": sx(min(ridge, gflops / cache_bandwidth)), "y1": sy(gflops), "x2": sx(x_hi), "y2": sy(gflops),
+         "tx": sx(x_hi) - 4, "ty": sy(gflops) - 4, "anchor": "end",
          "cls": "roof", "label": f"{gflops:.0f} GFLOP/s"}
     )
     return {
