@@ -151,6 +151,7 @@ def judge(
         baseline = with_probe(("", {}))
     judging = _Judging(package, source, selected, reference, secret, mode, on_progress, env)
     judging.expected_cache = expected_cache
+    judging.backend_name = backend.name
     try:
         box = backend.start(spec)
     except Exception as exc:
@@ -189,6 +190,8 @@ class _Judging:
         self.device = "cpu"
         self.baseline: tuple[str, dict[str, str]] | None = None  # file, names of the baselines
         self.expected_cache: dict[tuple[str, int], dict[str, Any]] | None = None
+        self.backend_name = ""  # the key of the machine's limits (with the device)
+        self.student_box: Sandbox | None = None  # stopped while the limits are measured
 
     def result(self, verdict: Verdict, message: str = "") -> JudgeResult:
         if verdict == Verdict.IE and not message:
@@ -206,6 +209,7 @@ class _Judging:
             self.report(TestResult(case.name, case.public, Verdict.SK, why))
 
     def run(self, session: Session, sibling: _BaselineBox) -> JudgeResult:
+        self.student_box = session.box
         try:
             hello, _ = await_hello(session)
         except Fault as fault:
@@ -289,20 +293,27 @@ class _Judging:
         """The machine's limits are kept per backend and device (a GPU problem's sandbox on a
         GPU host measures the GPU; a CPU problem's, the CPU set)."""
         device = str(self.env.get("device", "cpu")) if self.device == "cuda" else "cpu"
-        return str(self.env.get("backend", "")), device
+        return self.backend_name, device
 
     def machine_peak(
         self, base_session: Session, names: dict[str, str], force: bool = False
     ) -> Peak | None:
         """The machine's limits (sandbox/bench/peak.py), measured in the baseline's sandbox
-        when none fresh are kept (or ``force``); None when the probe fails (logged: the
-        benchmark goes on without a speed of light, nothing the student did)."""
+        when none fresh are kept (or ``force``), with the student's sandbox stopped (code left
+        spinning there would understate them, and a low figure is kept for an hour); None when
+        the probe fails (logged: the benchmark goes on without a speed of light, nothing the
+        student did)."""
+        key = self.peak_key()
+        box = self.student_box if force or not PEAKS.fresh(key) else None
+        stopped = box is not None and box.quiet(True)
         try:
-            backend, device = self.peak_key()
-            peak = machine_peak(base_session, names[PROBE], device, backend, force=force)
+            peak = machine_peak(base_session, names[PROBE], key[1], key[0], force=force)
         except (Fault, ValueError, TypeError) as exc:
             log.warning("the probe of the machine's limits failed: %s", exc)
             return None
+        finally:
+            if stopped and box is not None:
+                box.quiet(False)
         self.env["peak"] = peak.to_json()
         return peak
 
