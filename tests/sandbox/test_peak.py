@@ -74,7 +74,7 @@ def test_a_gpu_probe_takes_the_published_roofs_and_shows_the_measured_copy() -> 
     reply = {"memory_curve": [[1 << 29, 4100.0]], "gflops": 0.0}
     peak = from_probe(reply, "cuda: NVIDIA H200")
     data = peak.to_json()
-    assert (data["memory_gbps"], data["gflops"], data["source"]) == (4800.0, 66900.0, "published")
+    assert (data["memory_gbps"], data["gflops"], data["source"]) == (4800.0, 494700.0, "published")
     assert data["measured_copy_gbps"] == 4100.0 and data["device"] == "cuda: NVIDIA H200"
     unknown = from_probe(reply, "cuda: Some Future Accelerator")
     assert unknown.memory_gbps == 4100.0 and unknown.gflops == 0.0
