@@ -7,7 +7,7 @@ the starter (must fail), and
 every ``solutions/<VERDICT>/*.py`` (must get exactly VERDICT). A wrong solution must also be
 caught by the hidden tests alone: a student who passes every public test still fails. Static
 checks: public cases exist, each has a note and is named in statement.md, tolerances are sane,
-benchmark baselines resolve.
+benchmark baselines resolve, cost models are sound (sandbox/cost.py).
 
 Framework-free. The torch-free part (``public_cases_static``) is importable by the web
 process, which must not import torch; the grader is imported only when judging.
