@@ -55,6 +55,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Every 429, whoever answered it, carries a Retry-After (judge_site/core/middleware.py).
+    "judge_site.core.middleware.RetryAfterMiddleware",
     # Under /api/: JSON errors whatever answered, never cached (judge_site/core/middleware.py).
     "judge_site.core.middleware.ApiResponseMiddleware",
     "judge_site.core.middleware.QueryStringMiddleware",
@@ -63,6 +65,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After the user is known: a logged-in user's pages are Cache-Control: private, no-store.
+    "judge_site.core.middleware.PrivatePagesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes requires: turns a locked-out login into the lockout page.
@@ -200,6 +204,18 @@ if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
         f"REDIS_URL={redact_url(REDIS_URL)!r} is not a Redis URL: use redis://HOST:6379/0"
     )
 CELERY_BROKER_URL = REDIS_URL
+# The cache every web process shares (leaderboards, keyed by the aggregates' generations, so an
+# event that changes a board makes a new key: judge_site/submissions/selectors.py). A Redis
+# that is down costs speed, never an error page.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "judge-cache",
+        "TIMEOUT": 300,
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -231,8 +247,20 @@ JUDGE_REAP_EVERY_S = envint("JUDGE_REAP_EVERY_S", "15")
 # The reaper runs on a queue of its own, consumed by the worker embedded with celery beat
 # (compose: the beat service), so it never waits behind a queue of judgings.
 JUDGE_MAINTENANCE_QUEUE = envstr("JUDGE_MAINTENANCE_QUEUE", "maintenance")
-CELERY_TASK_ROUTES = {"submissions.reap_stuck": {"queue": JUDGE_MAINTENANCE_QUEUE}}
+# The aggregates the pages read are kept with every verdict; this periodic recomputation
+# repairs anything written behind their back (a raw SQL fix, a restored backup).
+JUDGE_STATS_RECONCILE_EVERY_S = envint("JUDGE_STATS_RECONCILE_EVERY_S", "3600")
+CELERY_TASK_ROUTES = {
+    "submissions.reap_stuck": {"queue": JUDGE_MAINTENANCE_QUEUE},
+    "submissions.reconcile_stats": {"queue": JUDGE_MAINTENANCE_QUEUE},
+}
 CELERY_BEAT_SCHEDULE = {
+    "reconcile the aggregates": {
+        "task": "submissions.reconcile_stats",
+        "schedule": float(JUDGE_STATS_RECONCILE_EVERY_S),
+        "options": {"queue": JUDGE_MAINTENANCE_QUEUE,
+                    "expires": float(JUDGE_STATS_RECONCILE_EVERY_S)},
+    },
     "reap stuck submissions": {
         "task": "submissions.reap_stuck",
         "schedule": float(JUDGE_REAP_EVERY_S),
@@ -309,16 +337,22 @@ if JUDGE_SIGNUP == "invite" and not JUDGE_SIGNUP_INVITE_CODES:
 # At most this many accounts created from one client address per JUDGE_SIGNUP_WINDOW_MIN.
 JUDGE_SIGNUPS_PER_ADDRESS = envint("JUDGE_SIGNUPS_PER_ADDRESS", "10")
 JUDGE_SIGNUP_WINDOW_MIN = envint("JUDGE_SIGNUP_WINDOW_MIN", "60")
-# Log-in throttle (django-axes, on the site's and the admin's log-in): after this many failed
-# attempts, per account and per client address, log-ins are refused for the cool-off time,
-# even with the right password. JUDGE_LOGIN_LOCKOUT lists what is counted: "username",
-# "ip_address", or both joined by "+" (that pair only), comma-separated.
+# Log-in throttle (django-axes, on the site's and the admin's log-in; the rules are explained
+# in judge_site/accounts/lockout.py): after this many failed attempts for one account from one
+# client address, and from one address for any accounts, that pair (that address) is refused
+# for the cool-off time, even with the right password. JUDGE_LOGIN_LOCKOUT lists what is
+# counted: "username", "ip_address", or both joined by "+" (that pair), comma-separated; a plain
+# "username" lets anyone lock any account (the owner included) and is not advised.
 AXES_FAILURE_LIMIT = envint("JUDGE_LOGIN_FAILURE_LIMIT", "10")
 AXES_COOLOFF_TIME = timedelta(minutes=envint("JUDGE_LOGIN_COOLOFF_MIN", "15"))
 AXES_LOCKOUT_PARAMETERS = [
     item.split("+") if "+" in item else item
-    for item in envlist("JUDGE_LOGIN_LOCKOUT", "username,ip_address")
+    for item in envlist("JUDGE_LOGIN_LOCKOUT", "username+ip_address,ip_address")
 ]
+# The slower rate per account, from all addresses together (0: none). The address the account
+# last logged in from is exempt, so that it cannot lock its owner out.
+JUDGE_LOGIN_USERNAME_FAILURE_LIMIT = envint("JUDGE_LOGIN_USERNAME_FAILURE_LIMIT", "50")
+AXES_HANDLER = "judge_site.accounts.lockout.LockoutHandler"
 if not AXES_LOCKOUT_PARAMETERS or any(
     part not in ("username", "ip_address")
     for item in AXES_LOCKOUT_PARAMETERS

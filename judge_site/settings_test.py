@@ -18,3 +18,6 @@ from judge_site.settings import *  # noqa: E402,F403
 # run its own test database. Set in the environment so subprocesses of the run agree on it.
 os.environ.setdefault("JUDGE_TEST_DB_NAME", f"test_judge_{os.getpid()}")
 DATABASES["default"]["TEST"] = {"NAME": os.environ["JUDGE_TEST_DB_NAME"]}  # noqa: F405
+
+# Each test run keeps its cache to itself (tests/conftest.py empties it around every test).
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -9,6 +9,7 @@ before the starter is judged, so the package never holds a test that cannot be j
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,16 +67,23 @@ def refuse_in_manifest(package_dir: Path, items: list[practice.Unsupported]) -> 
     toml.write_text(text, encoding="utf-8")
 
 
-def check_practice(package: ProblemPackage, backend: Backend) -> PracticeCheck:
-    """Judge the package's solution (must be AC) and starter (must not be)."""
-    from sandbox.practice_judge import judge_practice  # imports torch: only when judging
+def check_practice(
+    package: ProblemPackage, backend: Backend, judge: Callable[..., JudgeResult] | None = None
+) -> PracticeCheck:
+    """Judge the package's solution (must be AC) and starter (must not be). ``judge``: how
+    (default ``sandbox.grader.judge`` in this process; the site passes its confined grader's,
+    judge_site/submissions/confinement.py, since the folder's test.py is an author's code)."""
+    if judge is None:
+        from sandbox.grader import judge as judge_here  # imports torch: only when judging
+
+        judge = judge_here
 
     report = PracticeCheck(package=package)
     settings = practice.settings_of(package.manifest)
     if not settings.get("public"):
         report.messages.append("test.py has no test_example* (public) test")
     solution = (package.path / "solution.py").read_text(encoding="utf-8")
-    result = judge_practice(package, solution, mode=Mode.SUBMIT, backend=backend)
+    result = judge(package, solution, mode=Mode.SUBMIT, backend=backend)
     report.solution = str(result.verdict)
     static = {u.test for u in practice.read_folder_tests_unsupported(package.path)}
     for name in result.environment.get("practice_callbacks", []):
@@ -104,7 +112,7 @@ def check_practice(package: ProblemPackage, backend: Backend) -> PracticeCheck:
     if result.verdict != Verdict.AC:  # the package is refused already: spare the second judging
         return report
     starter = (package.path / "starter.py").read_text(encoding="utf-8")
-    result = judge_practice(package, starter, mode=Mode.SUBMIT, backend=backend)
+    result = judge(package, starter, mode=Mode.SUBMIT, backend=backend)
     report.starter = str(result.verdict)
     if result.verdict == Verdict.AC:
         report.messages.append("starter.py is accepted: it must fail at least one test")

@@ -36,9 +36,7 @@ calls it makes together.
 
 from __future__ import annotations
 
-import asyncio
 import builtins
-import inspect
 import logging
 import time
 import traceback
@@ -47,32 +45,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
-from sandbox import practice, wire
-from sandbox.backends.base import Backend, SandboxSpec
+from sandbox import wire
 from sandbox.compare import is_memory_error
 from sandbox.contracts import (
-    NOTHING_JUDGED,
-    JudgeResult,
-    Mode,
-    TestResult,
     Verdict,
-    WrongKind,
-    overall_verdict,
 )
-from sandbox.feedback import for_student
-from sandbox.practice_checker import Skip, make_checker
-from sandbox.problem import ProblemPackage
 from sandbox.session import (
     CHANNEL_MESSAGE,
-    IMPORT_TIMEOUT_S,
-    MAX_SOURCE_BYTES,
     SLACK_S,
-    STARTUP_TIMEOUT_S,
     Fault,
     Session,
-    await_hello,
     clamped,
-    import_limit_s,
     well_formed,
 )
 
@@ -95,7 +78,7 @@ def shim_source() -> str:
     return (Path(__file__).with_name("practice_shim.py")).read_text(encoding="utf-8")
 
 
-class _Abort(BaseException):  # noqa: N818 - not an Exception: a test's `except Exception` must not catch it
+class Abort(BaseException):  # noqa: N818 - not an Exception: a test's `except Exception` must not catch it
     """A fault of the sandbox ended the call: the test stops, the fault decides its verdict."""
 
 
@@ -103,7 +86,7 @@ class ProxyUnsupported(BaseException):  # noqa: N818
     """The test asked a proxy for something it cannot do; the test is reported unsupported."""
 
 
-class _Remote:
+class Remote:
     """The channel to the student's file for one judging, with the current test's deadline.
 
     A function of the test handed to the student's code (a lambda argument, a replacement of
@@ -126,9 +109,9 @@ class _Remote:
 
     def call(self, fn: str, *args: Any) -> Any:
         """Call the harness function ``fn`` in the sandbox; its result decoded, its
-        exception re-raised here, a fault as _Abort."""
+        exception re-raised here, a fault as Abort."""
         if self.dead:
-            raise _Abort()
+            raise Abort()
         outgoing = [_outgoing(a, self) for a in args]
         self.depth += 1
         try:
@@ -184,7 +167,7 @@ class _Remote:
             value = fn(*self.incoming(args), **self.incoming(kwargs))
             answer: dict[str, Any] = {"op": "callback_return"}
             values = {"value": _outgoing(value, self)}
-        except (_Abort, ProxyUnsupported):
+        except (Abort, ProxyUnsupported):
             self.dead = True  # the student's call waits for an answer it will never get
             raise
         except BaseException as exc:  # noqa: BLE001 - the test's function raised: tell the student's code
@@ -199,7 +182,7 @@ class _Remote:
         self.fault = fault
         if fault.fatal:
             self.dead = True
-        raise _Abort()
+        raise Abort()
 
     def incoming(self, value: Any) -> Any:
         kind = type(value)
@@ -261,7 +244,7 @@ def student_exception(obs: dict[str, Any]) -> BaseException:
     return exc
 
 
-def _outgoing(value: Any, remote: _Remote, depth: int = 0) -> Any:
+def _outgoing(value: Any, remote: Remote, depth: int = 0) -> Any:
     """A test's argument as the wire carries it; proxies become references, functions of the
     test callbacks; what cannot cross the channel is ProxyUnsupported."""
     if depth > 40:
@@ -305,7 +288,7 @@ def _outgoing(value: Any, remote: _Remote, depth: int = 0) -> Any:
 class GlobalProxy:
     """A function or class of the student's module, called in the sandbox by name."""
 
-    def __init__(self, remote: _Remote, name: str, is_class: bool) -> None:
+    def __init__(self, remote: Remote, name: str, is_class: bool) -> None:
         self._remote = remote
         self.__name__ = self.__qualname__ = name
         self.is_class = is_class
@@ -323,14 +306,14 @@ class ObjectProxy:
     """An object kept in the sandbox (an instance of the student's class, a closure, an
     iterator): attribute reads, calls and iteration are requests."""
 
-    def __init__(self, remote: _Remote, handle: int, is_callable: bool, type_name: str) -> None:
+    def __init__(self, remote: Remote, handle: int, is_callable: bool, type_name: str) -> None:
         object.__setattr__(self, "_remote", remote)
         object.__setattr__(self, "_handle", handle)
         object.__setattr__(self, "_callable", is_callable)
         object.__setattr__(self, "_type", type_name)
 
     def _call(self, fn: str, *args: Any) -> Any:
-        remote: _Remote = object.__getattribute__(self, "_remote")
+        remote: Remote = object.__getattribute__(self, "_remote")
         return remote.call(fn, object.__getattribute__(self, "_handle"), *args)
 
     def __getattr__(self, name: str) -> Any:
@@ -364,7 +347,7 @@ class SolutionModule(ModuleType):
     """The ``solution`` module a test imports: every attribute is looked up in the sandbox;
     assigning one runs the stub fallback (a function of the test) or sets data there."""
 
-    def __init__(self, remote: _Remote) -> None:
+    def __init__(self, remote: Remote) -> None:
         super().__init__("solution")
         object.__setattr__(self, "_remote", remote)
         object.__setattr__(self, "_globals", {})
@@ -375,7 +358,7 @@ class SolutionModule(ModuleType):
         cache: dict[str, Any] = object.__getattribute__(self, "_globals")
         if name in cache:
             return cache[name]
-        remote: _Remote = object.__getattribute__(self, "_remote")
+        remote: Remote = object.__getattribute__(self, "_remote")
         try:
             value = remote.call("__pj_get", name)
         except AttributeError as exc:
@@ -385,7 +368,7 @@ class SolutionModule(ModuleType):
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
-        remote: _Remote = object.__getattribute__(self, "_remote")
+        remote: Remote = object.__getattribute__(self, "_remote")
         if isinstance(value, GlobalProxy) and value.__name__ == name:
             remote.patches.discard(name)
             remote.call("__pj_restore", name)
@@ -397,7 +380,7 @@ class SolutionModule(ModuleType):
 # ---------------------------------------------------------------- running the tests
 
 
-def _load_tests(source: str, checker: ModuleType, solution: ModuleType) -> dict[str, Any]:
+def load_tests(source: str, checker: ModuleType, solution: ModuleType) -> dict[str, Any]:
     """Execute test.py in a namespace whose imports of ``checker`` and ``solution`` get ours."""
     real_import = builtins.__import__
 
@@ -425,7 +408,7 @@ def _load_tests(source: str, checker: ModuleType, solution: ModuleType) -> dict[
     return namespace
 
 
-def _bare_assert_text(exc: BaseException, source_lines: list[str]) -> str:
+def bare_assert_text(exc: BaseException, source_lines: list[str]) -> str:
     """For an assert without a message: the failing line of the test."""
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if frame.filename == TESTS_FILENAME and frame.lineno:
@@ -434,7 +417,7 @@ def _bare_assert_text(exc: BaseException, source_lines: list[str]) -> str:
     return "assertion failed"
 
 
-def _student_traceback(obs: dict[str, Any]) -> str:
+def student_traceback(obs: dict[str, Any]) -> str:
     """The student's traceback without the harness's frames."""
     lines = str(obs.get("traceback", "")).splitlines()
     out: list[str] = []
@@ -448,223 +431,3 @@ def _student_traceback(obs: dict[str, Any]) -> str:
             continue
         out.append(line)
     return "\n".join(out)
-
-
-class _PracticeJudging:
-    def __init__(
-        self,
-        package: ProblemPackage,
-        source: str,
-        mode: Mode,
-        on_progress: Callable[[TestResult], None] | None,
-        env: dict[str, Any],
-    ) -> None:
-        self.package, self.source, self.mode = package, source, mode
-        self.on_progress, self.env = on_progress, env
-        self.settings = practice.settings_of(package.manifest)
-        refused = practice.refused_tests(package.manifest)
-        public = set(self.settings.get("public", []))
-        self.cases = [
-            (name, name in public)
-            for name in self.settings.get("tests", [])
-            if name not in refused and (name in public or mode == Mode.SUBMIT)
-        ]
-        self.results: list[TestResult] = []
-        self.unsupported: list[dict[str, str]] = []
-        self.remote: _Remote | None = None
-
-    def result(self, verdict: Verdict, message: str = "") -> JudgeResult:
-        if verdict == Verdict.IE and not message:
-            message = NOTHING_JUDGED
-        if self.unsupported:
-            self.env["practice_unsupported"] = self.unsupported
-        if self.remote is not None and self.remote.callback_tests:
-            self.env["practice_callbacks"] = list(self.remote.callback_tests)
-        return JudgeResult(verdict, self.results, None, self.env, message, self.package.version)
-
-    def report(self, result: TestResult) -> None:
-        shown = for_student(result, self.package.feedback_hidden)
-        self.results.append(shown)
-        if self.on_progress is not None:
-            self.on_progress(shown)
-
-    def skip_rest(self, start: int, why: str) -> None:
-        for name, public in self.cases[start:]:
-            self.report(TestResult(name, public, Verdict.SK, why))
-
-    def load(self, session: Session) -> JudgeResult | None:
-        functions = [*SHIM_FUNCTIONS, *self.package.functions]
-        source = self.source.rstrip("\n") + "\n\n\n" + shim_source()
-        try:
-            reply, _ = session.request(
-                {"op": "load", "source": source, "functions": functions},
-                import_limit_s(self.package.limits.time_s,
-                               list(self.package.manifest.get("requires", []))) + SLACK_S,
-                "the import of your file",
-            )
-        except Fault as fault:
-            self.skip_rest(0, "skipped: your file could not be loaded")
-            verdict = Verdict.CE if fault.verdict == Verdict.RE and not fault.fatal else fault.verdict
-            return self.result(verdict, fault.message)
-        status = reply.get("status")
-        if status == "ok":
-            return None
-        self.skip_rest(0, "skipped: compilation error")
-        if status == "missing":
-            missing = [str(m) for m in reply.get("missing", []) if str(m) not in SHIM_FUNCTIONS]
-            return self.result(Verdict.CE, f"your file must define: {', '.join(missing)}")
-        raw = reply.get("error")
-        error = clamped(raw) if isinstance(raw, dict) and well_formed(raw) else {}
-        if is_memory_error(error):
-            return self.result(Verdict.MLE, "your file ran out of memory while being imported")
-        text = str(error.get("traceback") or error.get("message") or "")
-        return self.result(Verdict.CE, f"your file failed to import:\n{text}")
-
-    def run(self, session: Session) -> JudgeResult:
-        try:
-            hello, _ = await_hello(session)
-        except Fault as fault:
-            return self.result(Verdict.IE, f"the sandbox did not start: {fault.message}")
-        for key in ("python", "torch", "device", "cpu", "cuda"):
-            if key in hello:
-                self.env[key] = hello[key]
-        device = str(hello.get("device", "cpu"))
-        loaded = self.load(session)
-        if loaded is not None:
-            return loaded
-        remote = _Remote(session, "cuda" if device.startswith("cuda") and self.package.device != "cpu" else "cpu")
-        self.remote = remote
-        solution = SolutionModule(remote)
-        checker = make_checker(device)
-        source = (self.package.path / TESTS_FILENAME).read_text(encoding="utf-8")
-        remote.test_name = "import"
-        remote.deadline = time.monotonic() + self.package.limits.time_s
-        try:
-            namespace = _load_tests(source, checker, solution)
-        except _Abort:
-            failed = remote.fault or Fault(Verdict.IE, "the tests could not start")
-            self.skip_rest(0, "skipped: the tests could not start")
-            return self.result(failed.verdict, failed.message)
-        except ImportError as exc:
-            if exc.name != "solution":  # a module the tests need is missing: ours
-                self.skip_rest(0, "skipped: internal error")
-                return self.result(Verdict.IE, f"the problem's tests failed to load: {exc}")
-            self.skip_rest(0, "skipped: compilation error")
-            return self.result(Verdict.CE, f"the tests need a name your file does not define: {exc}")
-        except BaseException as exc:  # noqa: BLE001 - the package's test.py: ours, not the student's
-            log.exception("practice tests of %s failed to load", self.package.path)
-            self.skip_rest(0, "skipped: internal error")
-            return self.result(Verdict.IE, f"the problem's tests failed to load: {type(exc).__name__}: {exc}")
-        lines = source.splitlines()
-        for index, (name, public) in enumerate(self.cases):
-            fn = namespace.get(name)
-            if not callable(fn):
-                return self.result(Verdict.IE, f"the problem's test {name} is missing")
-            remote.test_name = name
-            result = self.run_test(remote, fn, name, public, lines)
-            self.report(result)
-            if remote.dead:
-                self.skip_rest(index + 1, "skipped: an earlier test ended your program")
-                return self.result(overall_verdict(self.results))
-        try:
-            session.request({"op": "bye"}, 2.0, "shutdown")
-        except Fault:
-            pass
-        return self.result(overall_verdict(self.results))
-
-    def run_test(
-        self, remote: _Remote, fn: Callable[[], Any], name: str, public: bool, lines: list[str]
-    ) -> TestResult:
-        remote.fault = None
-        remote.raised = None
-        remote.deadline = time.monotonic() + self.package.limits.time_s
-        start = time.perf_counter()
-
-        def done(verdict: Verdict, message: str = "", **extra: Any) -> TestResult:
-            took = (time.perf_counter() - start) * 1000
-            return TestResult(name, public, verdict, message, time_ms=round(took, 3), **extra)
-
-        try:
-            outcome = fn()
-            if inspect.isawaitable(outcome):
-                asyncio.run(_await(outcome))
-        except _Abort:
-            fault = remote.fault or Fault(Verdict.IE, "the channel failed")
-            return done(fault.verdict, fault.message)
-        except ProxyUnsupported as exc:
-            self.unsupported.append({"test": name, "reason": str(exc)})
-            return done(Verdict.SK, f"not judged here: {exc}")
-        except AssertionError as exc:
-            message = str(exc) or _bare_assert_text(exc, lines)
-            obs = getattr(exc, "_practice_obs", None)
-            details = {"traceback": _student_traceback(obs)} if obs else {}
-            return done(Verdict.WA, message, wrong_kind=WrongKind.VALUE, details=details)
-        except Exception as exc:  # noqa: BLE001 - the student's exception, or the test's on their value
-            obs = getattr(exc, "_practice_obs", None)
-            if obs is None and isinstance(exc, Skip):  # the checker's own, raised by the test
-                return done(Verdict.SK, f"skipped: {exc}")
-            if obs is not None:
-                trace = _student_traceback(obs)
-                return done(
-                    Verdict.RE,
-                    f"your code raised {obs['type']}: {obs['message']}",
-                    details={"exception": str(obs["type"]), "traceback": trace},
-                )
-            return done(
-                Verdict.RE,
-                f"the test failed on what your code returned: {type(exc).__name__}: {exc}",
-                details={"exception": type(exc).__name__},
-            )
-        return done(Verdict.AC)
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
-
-
-def judge_practice(
-    package: ProblemPackage,
-    source: str,
-    *,
-    mode: Mode,
-    backend: Backend,
-    secret_seed: int | None = None,
-    on_progress: Callable[[TestResult], None] | None = None,
-    gpu_id: str | None = None,
-    labels: dict[str, str] | None = None,
-    kernels_root: Path | None = None,
-) -> JudgeResult:
-    """judge() for a package of the kind ``practice`` (same contract as sandbox.grader.judge;
-    the inputs are the tests' own, so ``secret_seed`` and ``kernels_root`` are unused)."""
-    del secret_seed, kernels_root
-    env: dict[str, Any] = {"backend": backend.name, "kind": practice.KIND}
-    if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
-        return JudgeResult(
-            Verdict.CE, [], None, env, f"the file is larger than {MAX_SOURCE_BYTES} bytes",
-            package.version,
-        )
-    judging = _PracticeJudging(package, source, mode, on_progress, env)
-    limits = package.limits
-    spec = SandboxSpec(
-        memory_mib=limits.memory_mib,
-        pids=limits.pids,
-        tmpfs_mib=limits.tmpfs_mib,
-        output_kib=limits.output_kib,
-        wall_time_s=STARTUP_TIMEOUT_S + IMPORT_TIMEOUT_S + len(judging.cases) * (limits.time_s + 2) + 30,
-        gpu_id=gpu_id,
-        labels=labels or {},
-    )
-    try:
-        box = backend.start(spec)
-    except Exception as exc:  # noqa: BLE001
-        log.exception("sandbox start failed")
-        return JudgeResult(Verdict.IE, [], None, env, f"sandbox failed to start: {exc}", package.version)
-    try:
-        with box:
-            env.update(box.environment)
-            return judging.run(Session(box, limits.output_kib))
-    except Exception as exc:  # noqa: BLE001
-        log.exception("internal error while judging a practice problem")
-        return JudgeResult(
-            Verdict.IE, judging.results, None, env, f"internal error: {exc}", package.version
-        )

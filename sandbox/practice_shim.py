@@ -135,11 +135,11 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
                     if not (isinstance(cls, type) and issubclass(cls, Exception)):
                         cls = RuntimeError
                     raise cls(str(info.get("message", "")))
-                return unwrap(wire.decode(msg.get("value"), blob))
+                return unwrap(wire.decode(msg.get("value"), blob, numpy=True))
             if op == "call" and str(msg.get("fn", "")).startswith("__pj_"):
                 fn = g[str(msg["fn"])]
-                call_args = wire.decode(msg.get("args"), blob)
-                call_kwargs = wire.decode(msg.get("kwargs"), blob)
+                call_args = wire.decode(msg.get("args"), blob, numpy=True)
+                call_kwargs = wire.decode(msg.get("kwargs"), blob, numpy=True)
                 obs = wire.execute_call(fn, call_args, call_kwargs, [], 0, g.get("__file__"))
                 send({"ok": True}, obs=obs)
                 continue

@@ -207,6 +207,46 @@ def _cost(path: Path, shape: dict[str, Any]) -> CostModel | None:
         raise PackageError(f"{path / 'problem.toml'}: shape {shape.get('name')!r}: {exc}") from None
 
 
+# What a package may ask for: a limit is a number within these bounds (inclusive), never 0
+# (0 would mean "no limit" to the sandbox's memory cap) nor one past what a worker can give.
+LIMIT_BOUNDS: dict[str, tuple[type, float, float]] = {
+    "time_s": (float, 0.1, 120.0),  # per test; the judging task's own limit is 300 s
+    "memory_mib": (int, 128, 65536),  # torch alone needs about 100 MiB
+    "output_kib": (int, 1, 16384),
+}
+
+
+def _limits(raw: Any, where: Path) -> Limits:
+    """The [limits] table, each value a number within LIMIT_BOUNDS, or PackageError."""
+    if not isinstance(raw, dict):
+        raise PackageError(
+            f"{where}: `limits` must be a table ([limits] with time_s, memory_mib, output_kib), "
+            f"not {type(raw).__name__}"
+        )
+    unknown = sorted(set(raw) - set(LIMIT_BOUNDS))
+    if unknown:
+        raise PackageError(
+            f"{where}: unknown limit {unknown[0]!r} (known: {', '.join(LIMIT_BOUNDS)})"
+        )
+    values: dict[str, Any] = {}
+    for key, (kind, low, high) in LIMIT_BOUNDS.items():
+        value = raw.get(key, getattr(Limits, key))
+        number_ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if kind is int and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not number_ok or (kind is int and not isinstance(value, int)):
+            wanted = "an integer" if kind is int else "a number"
+            raise PackageError(f"{where}: limits.{key} must be {wanted}, not {value!r}")
+        if not low <= value <= high:  # also refuses NaN
+            raise PackageError(
+                f"{where}: limits.{key} = {value!r} is out of bounds: from {low:g} to {high:g}"
+                + (" (0 is not 'no limit': every judging has a memory cap)"
+                   if key == "memory_mib" and value == 0 else "")
+            )
+        values[key] = kind(value)
+    return Limits(**values)
+
+
 def load_package(path: Path | str) -> ProblemPackage:
     path = Path(path)
     for name in PACKAGE_FILES:
@@ -223,12 +263,7 @@ def load_package(path: Path | str) -> ProblemPackage:
             raise PackageError(f"{path / 'problem.toml'}: `{key}` must be a {kind.__name__}")
         return value
 
-    limits_raw = manifest.get("limits", {})
-    limits = Limits(
-        time_s=float(limits_raw.get("time_s", Limits.time_s)),
-        memory_mib=int(limits_raw.get("memory_mib", Limits.memory_mib)),
-        output_kib=int(limits_raw.get("output_kib", Limits.output_kib)),
-    )
+    limits = _limits(manifest.get("limits", {}), path / "problem.toml")
     tolerances = {
         dtype: Tolerance(atol=float(t["atol"]), rtol=float(t["rtol"]))
         for dtype, t in manifest.get("tolerances", {}).items()

@@ -226,8 +226,8 @@ class _Server:
 
     def op_call(self, msg: dict[str, Any], blob: bytes) -> None:
         device = self._device(msg.get("device", "cpu"))
-        args = self.wire.decode(msg.get("args"), blob, device=device)
-        kwargs = self.wire.decode(msg.get("kwargs"), blob, device=device)
+        args = self.wire.decode(msg.get("args"), blob, device=device, numpy=True)
+        kwargs = self.wire.decode(msg.get("kwargs"), blob, device=device, numpy=True)
         fn = self.functions[str(msg.get("fn"))]
         obs = self.execute_call(
             fn,

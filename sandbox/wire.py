@@ -73,10 +73,6 @@ NUMPY_DTYPES = frozenset(
         "int8", "uint64", "uint32", "uint16", "uint8", "bool",
     }
 )
-# Inside the sandbox this file is the top-level module ``wire`` (beside runner.py): there a
-# numpy node is an argument the practice grader sent, decoded into numpy. In the grader it is
-# ``sandbox.wire`` and numpy values stay Unsupported unless the caller asks for them.
-NUMPY_BY_DEFAULT = __name__ != "sandbox.wire"
 
 
 class WireError(Exception):
@@ -530,13 +526,14 @@ def decode(
     *,
     device: str | None = None,
     keep_class: bool = False,
-    numpy: bool | None = None,
+    numpy: bool = False,
 ) -> Any:
     """Inverse of :func:`encode`. Tensors come back as plain tensors, or as :class:`WireTensor`
     (data + original class name) when ``keep_class`` is set, which is how the grader reads
-    observations. numpy nodes become numpy values when ``numpy`` (default: inside the sandbox
-    only), else :class:`Unsupported`. Raises WireError on anything malformed."""
-    want_numpy = NUMPY_BY_DEFAULT if numpy is None else numpy
+    observations. numpy nodes become numpy values when ``numpy`` (the runner's and the practice
+    grader's reading: a numpy argument of a practice test), else :class:`Unsupported`. Raises
+    WireError on anything malformed. Its behaviour never depends on how it was imported."""
+    want_numpy = numpy
     try:
         value = _Decoder(blob, device, want_numpy).node(tree, 0)
     except WireError:

@@ -43,6 +43,17 @@ def require_docker() -> None:
     pytest.skip(f"Docker is unusable: {why}")
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    """Cached pages are keyed by counters that start again in every test's fresh tables."""
+    from django.conf import settings
+
+    if settings.configured:
+        from django.core.cache import cache
+
+        cache.clear()
+
+
 @pytest.fixture(scope="session")
 def docker_engine() -> None:
     """Use in tests that need a Docker engine: skips without one, fails when CI=true."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hmac
+import math
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from judge_site.accounts.models import ApiToken, Registration
@@ -17,10 +19,11 @@ class SignupRefused(Exception):
     """Sign-up is not possible now; the message says why and what to do. ``status`` is the
     HTTP status to answer with (403 closed, 429 throttled)."""
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, status: int, retry_after_s: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
+        self.retry_after_s = retry_after_s
 
 
 def invite_code_valid(code: str) -> bool:
@@ -41,16 +44,44 @@ def signup_check(address: str) -> None:
             403,
         )
     limit = settings.JUDGE_SIGNUPS_PER_ADDRESS
-    window_min = settings.JUDGE_SIGNUP_WINDOW_MIN
-    since = timezone.now() - timedelta(minutes=window_min)
-    if limit and (
-        Registration.objects.filter(client_ip=address, created_at__gte=since).count() >= limit
-    ):
+    window = timedelta(minutes=settings.JUDGE_SIGNUP_WINDOW_MIN)
+    now = timezone.now()
+    recent = Registration.objects.filter(client_ip=address, created_at__gte=now - window)
+    if limit and recent.count() >= limit:
+        # The cap frees a place when the oldest counted sign-up leaves the window.
+        oldest = recent.order_by("created_at").values_list("created_at", flat=True)[
+            max(0, recent.count() - limit)
+        ]
         raise SignupRefused(
             f"Too many accounts were created from your network address in the last "
-            f"{window_min} minutes: try again later, or ask your instructor for an account.",
+            f"{settings.JUDGE_SIGNUP_WINDOW_MIN} minutes: try again later, or ask your "
+            "instructor for an account.",
             429,
+            retry_after_s=max(1, math.ceil((oldest + window - now).total_seconds())),
         )
+
+
+def signup_create(form: UserCreationForm, address: str, invite_code: str = "") -> AbstractBaseUser:
+    """Check the cap and create the account in one transaction that holds the address's lock,
+    so that concurrent sign-ups from one address count each other (no count-then-save race).
+    Raises SignupRefused like signup_check."""
+    with transaction.atomic():
+        _lock_address(address)
+        signup_check(address)
+        user = form.save()
+        signup_record(user, address, invite_code)
+    return user
+
+
+def _lock_address(address: str) -> None:
+    """Until the transaction ends, the only sign-up of ``address``: a Postgres advisory lock
+    on the address's hash (two addresses sharing a hash only wait for each other). SQLite, the
+    local development database, lets one writer at a time anyway."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('judge-signup'), hashtext(%s))", [address]
+            )
 
 
 def signup_record(user: AbstractBaseUser, address: str, invite_code: str = "") -> Registration:

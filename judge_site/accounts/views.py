@@ -1,11 +1,10 @@
 """Sign-up. Log in/out and password change are Django's own views (see urls.py); django-axes
-throttles the log-in (settings: AXES_*)."""
+throttles the log-in (settings: AXES_*, and the rules in judge_site/accounts/lockout.py)."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import login
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -22,18 +21,21 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect(settings.LOGIN_REDIRECT_URL)
     address = client_ip(request)
     try:
-        services.signup_check(address)
+        services.signup_check(address)  # early, for the page; checked again under the lock
+        form = SignupForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            user = services.signup_create(
+                form, address, form.cleaned_data.get("invite_code", "")
+            )
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect(settings.LOGIN_REDIRECT_URL)
     except services.SignupRefused as exc:
-        return render(
+        response = render(
             request, "registration/signup_refused.html", {"reason": exc.message}, status=exc.status
         )
-    form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            user = form.save()
-            services.signup_record(user, address, form.cleaned_data.get("invite_code", ""))
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(settings.LOGIN_REDIRECT_URL)
+        if exc.retry_after_s is not None:
+            response["Retry-After"] = str(exc.retry_after_s)
+        return response
     return render(request, "registration/signup.html", {"form": form})
 
 
@@ -41,11 +43,18 @@ def locked_out(
     request: HttpRequest, original_response: HttpResponse | None = None, credentials: object = None
 ) -> HttpResponse:
     """django-axes' answer to a locked-out log-in (AXES_LOCKOUT_CALLABLE): 429 with a page that
-    says how long to wait and what to do."""
-    cooloff_min = round(settings.AXES_COOLOFF_TIME.total_seconds() / 60)
-    return render(
+    says how long to wait and what to do (the rules: judge_site/accounts/lockout.py)."""
+    cooloff_s = round(settings.AXES_COOLOFF_TIME.total_seconds())
+    response = render(
         request,
         "registration/locked_out.html",
-        {"failure_limit": settings.AXES_FAILURE_LIMIT, "cooloff_min": cooloff_min},
+        {
+            "failure_limit": settings.AXES_FAILURE_LIMIT,
+            "username_limit": settings.JUDGE_LOGIN_USERNAME_FAILURE_LIMIT,
+            "by_username": getattr(request, "axes_locked_by_username", False),
+            "cooloff_min": round(cooloff_s / 60),
+        },
         status=429,
     )
+    response["Retry-After"] = str(cooloff_s)  # at most: the lock ends a cool-off after its start
+    return response

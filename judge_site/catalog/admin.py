@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from judge_site.catalog.models import Problem
+from judge_site.staff.roles import PUBLISH, REJUDGE, can
 from judge_site.staff.selectors import problems_with_counts
 from judge_site.staff.services.packages import StaffError, current_version, problem_set_published
 from judge_site.staff.services.rejudge import rejudge_problem
@@ -40,6 +41,13 @@ class ProblemAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # unpublish instead: submissions keep their problem
+
+    # The actions ask for the same capability as the staff pages (judge_site/staff/roles.py).
+    def has_publish_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, PUBLISH)
+
+    def has_rejudge_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, REJUDGE)
 
     @admin.display(ordering="solved")
     def solved(self, obj: Any) -> int:
@@ -76,21 +84,23 @@ class ProblemAdmin(admin.ModelAdmin):
                 self.message_user(request, str(exc), messages.ERROR)
         self.message_user(request, f"{done} problem(s) {'published' if value else 'unpublished'}")
 
-    @admin.action(description="Publish the selected problems")
+    @admin.action(description="Publish the selected problems", permissions=["publish"])
     def publish(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
         self._publish(request, queryset, True)
 
-    @admin.action(description="Unpublish the selected problems")
+    @admin.action(description="Unpublish the selected problems", permissions=["publish"])
     def unpublish(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
         self._publish(request, queryset, False)
 
-    @admin.action(description="Rejudge all submissions of the selected problems")
+    @admin.action(description="Rejudge all submissions of the selected problems",
+                  permissions=["rejudge"])
     def rejudge_all(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
         for problem in queryset:
             rejudge = rejudge_problem(request.user, problem)
             self.message_user(request, f"rejudge #{rejudge.pk} started: {rejudge.scope}")
 
-    @admin.action(description="Rejudge the accepted submissions of the selected problems")
+    @admin.action(description="Rejudge the accepted submissions of the selected problems",
+                  permissions=["rejudge"])
     def rejudge_accepted(self, request: HttpRequest, queryset: QuerySet[Problem]) -> None:
         for problem in queryset:
             rejudge = rejudge_problem(request.user, problem, only_accepted=True)

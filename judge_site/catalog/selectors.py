@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 
 from judge_site.catalog.models import Difficulty, Draft, Problem
-from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
+from judge_site.submissions.models import BestResult, ProblemStats
 
 STATUS_FILTERS = ("solved", "tried", "todo")
 
@@ -51,29 +51,33 @@ def problem_list(
     tag: str = "",
     status: str = "",
 ) -> list[ProblemRow]:
-    """Problems in number order with the user's solved/tried marks and acceptance rates.
+    """Problems in number order with the user's solved/tried marks and acceptance rates
+    (tried: the user has a submission of it, queued ones included).
 
     ``status`` filters by the user's marks (solved, tried = attempted but not solved, todo).
     """
-    submit_done = Q(submissions__mode=Mode.SUBMIT, submissions__status=Status.DONE)
-    qs = problem_visible_to(user).annotate(
-        n_judged=Count("submissions", filter=submit_done),
-        n_accepted=Count(
-            "submissions", filter=submit_done & Q(submissions__verdict=VerdictChoice.AC)
-        ),
+    qs = problem_visible_to(user).defer(
+        "statement_md", "starter_code", "manifest", "public_examples", "package_dir"
     )
     if difficulty in Difficulty.values:
         qs = qs.filter(difficulty=difficulty)
+    # Counters and marks from the aggregates (judge_site/submissions/stats.py): a handful of
+    # rows, whatever the number of submissions.
+    counters = {
+        pid: (accepted, judged)
+        for pid, accepted, judged in ProblemStats.objects.values_list(
+            "problem_id", "accepted", "judged"
+        )
+    }
     solved: set[int] = set()
     tried: set[int] = set()
     if getattr(user, "is_authenticated", False):
-        mine = Submission.objects.filter(user_id=user.pk)
-        tried = set(mine.values_list("problem_id", flat=True))
-        solved = set(
-            mine.filter(mode=Mode.SUBMIT, status=Status.DONE, verdict=VerdictChoice.AC).values_list(
-                "problem_id", flat=True
-            )
-        )
+        for pid, accepted in BestResult.objects.filter(user_id=user.pk).values_list(
+            "problem_id", "accepted"
+        ):
+            tried.add(pid)
+            if accepted:
+                solved.add(pid)
     rows = []
     for problem in qs.order_by("number"):
         if tag and tag not in (problem.tags or []):
@@ -82,8 +86,8 @@ def problem_list(
             problem=problem,
             solved=problem.pk in solved,
             tried=problem.pk in tried and problem.pk not in solved,
-            accepted=problem.n_accepted,
-            judged=problem.n_judged,
+            accepted=counters.get(problem.pk, (0, 0))[0],
+            judged=counters.get(problem.pk, (0, 0))[1],
         )
         if status == "solved" and not row.solved:
             continue
@@ -117,10 +121,7 @@ def practice_notes(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> 
         return None
     if not getattr(user, "is_authenticated", False):
         return ""
-    solved = Submission.objects.filter(
-        user_id=user.pk, problem=problem, mode=Mode.SUBMIT, status=Status.DONE,
-        verdict=VerdictChoice.AC,
-    ).exists()
+    solved = BestResult.objects.filter(user_id=user.pk, problem=problem, accepted__gt=0).exists()
     if not solved:
         return ""
     try:

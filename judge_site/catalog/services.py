@@ -243,6 +243,7 @@ def practice_import(
     "check": {"passed", "solution", "starter", "messages"}, "imported", "package_dir"}``.
     Raises PackageError, changing nothing, for a folder that cannot be read or a number or slug
     that belongs to another problem. A folder whose check fails changes nothing either."""
+    from judge_site.submissions import confinement
     from sandbox.practice_check import check_practice
 
     try:
@@ -280,7 +281,7 @@ def practice_import(
     }
     try:
         staged = practice.write_package(folder, staging, number)
-        check = check_practice(load_package(staged), backend)
+        check = check_practice(load_package(staged), backend, confinement.judge_function(backend))
         report["unsupported"] += [u.as_dict() for u in check.callbacks_at_run + check.refused_at_run]
         report["check"] = check.as_dict()
         if not check.passed:

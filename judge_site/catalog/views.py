@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
 from judge_site.submissions.models import Status, Submission
+from judge_site.submissions.selectors import content_key
 from judge_site.submissions.services import judging_route
 from judge_site.submissions.statistics import problem_statistics
 
@@ -24,15 +25,24 @@ def problem_list(request: HttpRequest) -> HttpResponse:
     tag = request.GET.get("tag", "")
     status = request.GET.get("status", "") if request.user.is_authenticated else ""
     rows = selectors.problem_list(request.user, difficulty=difficulty, tag=tag, status=status)
+    tags = selectors.problem_tags(request.user)
+    current = {"difficulty": difficulty, "tag": tag, "status": status}
     return render(
         request,
         "catalog/problem_list.html",
         {
             "rows": rows,
+            # The table is cached under exactly what it shows (never stale, marks included).
+            "table_key": content_key([
+                (r.problem.number, r.problem.title, r.problem.published, r.problem.difficulty,
+                 r.problem.chapter, r.problem.tags, r.solved, r.tried, r.accepted, r.judged)
+                for r in rows
+            ]),
             "difficulties": Difficulty.values,
-            "tags": selectors.problem_tags(request.user),
+            "tags": tags,
             "statuses": selectors.STATUS_FILTERS,
-            "current": {"difficulty": difficulty, "tag": tag, "status": status},
+            "current": current,
+            "filters_key": content_key((tags, current, request.user.is_authenticated)),
         },
     )
 

@@ -6,6 +6,11 @@
   and headers (Allow, Retry-After).
 - ``QueryStringMiddleware``: a query string holding a NUL character is refused with 400 before
   any view passes it to the database (Postgres refuses NUL in text, which would be a 500).
+- ``RetryAfterMiddleware``: every 429 says when to come back (``Retry-After``, seconds); a view
+  that knows better (the log-in lockout, the sign-up cap) sets its own.
+- ``PrivatePagesMiddleware``: an answer to a logged-in user is ``Cache-Control: private,
+  no-store`` (their code, verdicts, token, staff pages): no shared cache or browser history keeps
+  it. Anonymous pages and static files (served earlier, by WhiteNoise) are left as they are.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.utils.cache import add_never_cache_headers
+from django.utils.cache import add_never_cache_headers, patch_cache_control
 
 API_PREFIX = "/api/"
 Handler = Callable[[HttpRequest], HttpResponse]
@@ -85,3 +90,37 @@ class QueryStringMiddleware:
                 return JsonResponse({"error": message}, status=400)
             return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+# A 429 without a Retry-After of its own: the submission throttle counts per minute, and the
+# caps on judgings in flight free up within about as long.
+DEFAULT_RETRY_AFTER_S = 60
+
+
+class RetryAfterMiddleware:
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code == 429 and not response.has_header("Retry-After"):
+            response["Retry-After"] = str(DEFAULT_RETRY_AFTER_S)
+        return response
+
+
+def private(response: HttpResponse) -> HttpResponse:
+    """Mark ``response`` as private data: no cache may store it."""
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+class PrivatePagesMiddleware:
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            private(response)
+        return response

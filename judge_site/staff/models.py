@@ -127,3 +127,21 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor_name or '-'} {self.action} {self.target}"
+
+
+class StaffCapability(models.Model):
+    """No table: the holder of the staff pages' permissions, one per capability. Which page
+    needs which, and the groups that bundle them, are in judge_site/staff/roles.py."""
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        permissions = [
+            ("upload_package", "Upload package versions and make one a problem's current version"),
+            ("publish_problem", "Publish and unpublish problems"),
+            ("rejudge", "Start and follow rejudges"),
+            ("read_submissions", "Read students' code and hidden-test details"),
+        ]
+
+    def __str__(self) -> str:
+        return "staff capabilities"

@@ -1,5 +1,6 @@
 """Staff pages beside the admin: upload and check a package, a problem's package, rejudges,
-a submission in full, the operations dashboard and /metrics. Thin: services change state."""
+a submission in full, the operations dashboard and /metrics. Thin: services change state.
+Every page asks for a capability (judge_site/staff/roles.py): 403 for staff without it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -17,8 +17,17 @@ from django.views.decorators.http import require_POST
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import MAX_ZIP_BYTES
+from judge_site.core.middleware import private
 from judge_site.staff import selectors
 from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
+from judge_site.staff.roles import (
+    CAPABILITIES,
+    PUBLISH,
+    READ_SUBMISSIONS,
+    REJUDGE,
+    UPLOAD,
+    capability_required,
+)
 from judge_site.staff.services import ops
 from judge_site.staff.services.packages import (
     StaffError,
@@ -32,7 +41,7 @@ from judge_site.staff.services.rejudge import rejudge_problem, rejudge_submissio
 from judge_site.submissions.models import Submission
 
 
-@staff_member_required
+@capability_required(*CAPABILITIES)
 def dashboard(request: HttpRequest) -> HttpResponse:
     figures = ops.ops_figures()
     return render(request, "staff/dashboard.html", {
@@ -42,7 +51,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     })
 
 
-@staff_member_required
+@capability_required(UPLOAD)
 def upload(request: HttpRequest) -> HttpResponse:
     error = ""
     if request.method == "POST":
@@ -56,8 +65,11 @@ def upload(request: HttpRequest) -> HttpResponse:
                                  "remove large data files)")
             if practice:
                 number_text = request.POST.get("number", "").strip()
-                if number_text and not number_text.isdigit():
-                    raise StaffError("number: a problem number is a positive integer")
+                # ASCII digits only: "²".isdigit() is True, and int("²") raises.
+                if number_text and not (number_text.isascii() and number_text.isdigit()
+                                        and 0 < len(number_text) <= 6 and int(number_text) > 0):
+                    raise StaffError("number: a problem number is a positive integer (at most "
+                                     "6 digits)")
                 version = practice_upload(request.user, file.read(), file.name or "",
                                           int(number_text) if number_text else None)
             else:
@@ -80,13 +92,13 @@ def _version_context(version: ProblemVersion) -> dict[str, Any]:
     }
 
 
-@staff_member_required
+@capability_required(UPLOAD)
 def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
     version = get_object_or_404(ProblemVersion, pk=pk)
     return render(request, "staff/version.html", _version_context(version))
 
 
-@staff_member_required
+@capability_required(UPLOAD)
 def version_status(request: HttpRequest, pk: int) -> JsonResponse:
     version = get_object_or_404(ProblemVersion, pk=pk)
     context = _version_context(version)
@@ -94,7 +106,7 @@ def version_status(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse({"done": context["done"], "status": version.check_status, "html": html})
 
 
-@staff_member_required
+@capability_required(UPLOAD)
 @require_POST
 def version_use(request: HttpRequest, pk: int) -> HttpResponse:
     version = get_object_or_404(ProblemVersion, pk=pk)
@@ -107,7 +119,7 @@ def version_use(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("staff:problem", number=problem.number)
 
 
-@staff_member_required
+@capability_required(UPLOAD, PUBLISH, REJUDGE)
 def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
     problem = get_object_or_404(selectors.problems_with_counts(), number=number)
     return render(request, "staff/problem.html", {
@@ -119,7 +131,7 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
     })
 
 
-@staff_member_required
+@capability_required(PUBLISH)
 @require_POST
 def problem_publish(request: HttpRequest, number: int) -> HttpResponse:
     problem = get_object_or_404(Problem, number=number)
@@ -133,7 +145,7 @@ def problem_publish(request: HttpRequest, number: int) -> HttpResponse:
     return redirect("staff:problem", number=number)
 
 
-@staff_member_required
+@capability_required(REJUDGE)
 @require_POST
 def problem_rejudge(request: HttpRequest, number: int) -> HttpResponse:
     problem = get_object_or_404(Problem, number=number)
@@ -155,20 +167,20 @@ def _rejudge_context(rejudge: Rejudge) -> dict[str, Any]:
     }
 
 
-@staff_member_required
+@capability_required(REJUDGE)
 def rejudge_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "staff/rejudge.html",
                   _rejudge_context(get_object_or_404(Rejudge, pk=pk)))
 
 
-@staff_member_required
+@capability_required(REJUDGE)
 def rejudge_status(request: HttpRequest, pk: int) -> JsonResponse:
     context = _rejudge_context(get_object_or_404(Rejudge, pk=pk))
     html = render_to_string("staff/_rejudge_table.html", context, request=request)
     return JsonResponse({"done": context["done"], "html": html})
 
 
-@staff_member_required
+@capability_required(READ_SUBMISSIONS)
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     sub = get_object_or_404(Submission.objects.select_related("user", "problem"), pk=pk)
     result = sub.judge_result()
@@ -186,7 +198,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     })
 
 
-@staff_member_required
+@capability_required(REJUDGE)
 @require_POST
 def submission_rejudge(request: HttpRequest, pk: int) -> HttpResponse:
     rejudge = rejudge_submission(request.user, get_object_or_404(Submission, pk=pk))
@@ -216,5 +228,5 @@ def metrics(request: HttpRequest) -> HttpResponse:
                                 content_type="text/plain; charset=utf-8")
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    return HttpResponse(ops.prometheus_text(ops.ops_figures()),
-                        content_type="text/plain; version=0.0.4; charset=utf-8")
+    return private(HttpResponse(ops.prometheus_text(ops.ops_figures()),
+                                content_type="text/plain; version=0.0.4; charset=utf-8"))

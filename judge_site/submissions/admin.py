@@ -6,11 +6,12 @@ from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
 
+from judge_site.staff.roles import REJUDGE, can
 from judge_site.staff.services.rejudge import rejudge_start
 from judge_site.submissions.models import Submission
 
@@ -32,8 +33,15 @@ class SubmissionAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # verdicts change only by judging (rejudge)
 
+    def has_rejudge_permission(self, request: HttpRequest) -> bool:
+        return can(request.user, REJUDGE)
+
     def change_view(self, request: HttpRequest, object_id: str, *args: Any,
                     **kwargs: Any) -> HttpResponse:
+        if not (object_id.isascii() and object_id.isdigit() and len(object_id) <= 18):
+            return HttpResponseBadRequest(
+                f"submission id: {object_id[:40]!r} is not a number",
+                content_type="text/plain; charset=utf-8")
         return redirect("staff:submission", pk=int(object_id))
 
     @admin.display(description="details")
@@ -41,7 +49,8 @@ class SubmissionAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">code, tests, benchmark</a>',
                            reverse("staff:submission", args=[obj.pk]))
 
-    @admin.action(description="Rejudge the selected submissions (low-priority queue)")
+    @admin.action(description="Rejudge the selected submissions (low-priority queue)",
+                  permissions=["rejudge"])
     def rejudge(self, request: HttpRequest, queryset: QuerySet[Submission]) -> HttpResponse:
         ids = sorted(queryset.values_list("pk", flat=True))
         scope = f"submissions {', '.join(map(str, ids[:5]))}" + (" ..." if len(ids) > 5 else "")

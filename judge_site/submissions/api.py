@@ -84,10 +84,7 @@ def problems(request: HttpRequest) -> JsonResponse:
         if getattr(user, "is_staff", False)
         else Problem.objects.filter(published=True)
     )
-    data = [
-        {"number": p.number, "slug": p.slug, "title": p.title, "difficulty": p.difficulty}
-        for p in qs.order_by("number")
-    ]
+    data = list(qs.order_by("number").values("number", "slug", "title", "difficulty"))
     return JsonResponse(data, safe=False)
 
 

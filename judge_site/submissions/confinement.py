@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from django.conf import settings
 
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
 from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
+from sandbox.contracts import JudgeResult
 from sandbox.problem import ProblemPackage
 
 log = logging.getLogger(__name__)
@@ -131,3 +133,17 @@ def check_package(package: ProblemPackage, backend: Backend, **options: Any) -> 
     if requires and callable(route):
         backend = route(requires)  # the image for these requirements, as check_package does
     return graders(backend.name).check(package, backend, domain=domain_of(package), **options)
+
+
+def judge_function(backend: Backend) -> Callable[..., JudgeResult]:
+    """``sandbox.grader.judge``'s contract, run where authors' code runs for this backend (the
+    practice import's check judges a folder's own solution and starter this way)."""
+    if not confined(backend.name):
+        from sandbox.grader import judge
+
+        return judge
+
+    def confined_judge(package: ProblemPackage, source: str, **options: Any) -> JudgeResult:
+        return graders(backend.name).judge(package, source, domain=domain_of(package), **options)
+
+    return confined_judge

@@ -68,12 +68,20 @@ class Submission(models.Model):
     worker = models.CharField(max_length=200, blank=True)
     # The address it was sent from: queued judgings are capped per address across accounts.
     client_ip = models.GenericIPAddressField(null=True, blank=True, db_index=True)
+    # Made up by ``manage.py seed_demo`` (benchmarks, demos): ``seed_demo --remove`` deletes
+    # exactly the rows marked so.
+    synthetic = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["user", "problem", "-created_at"]),
             models.Index(fields=["status", "created_at"]),
+            # A user's history page, newest first, whatever the size of everyone's history.
+            models.Index(fields=["user", "-created_at"], name="submission_user_recent"),
+            models.Index(
+                fields=["user"], name="submission_synthetic", condition=models.Q(synthetic=True)
+            ),
         ]
 
     def __str__(self) -> str:
@@ -107,3 +115,125 @@ def fields_from_result(result: JudgeResult, fallback_version: str = "") -> dict[
         "message": data["message"],
         "problem_version": data["problem_version"] or fallback_version,
     }
+
+
+# ---- Aggregates, kept up to date as verdicts land (judge_site/submissions/stats.py) ----------
+#
+# Every page a student or the public sees reads these instead of scanning the submissions, so
+# its cost does not grow with the history. stats.stats_refresh_pairs recomputes a (user,
+# problem) row from that pair's submissions and applies the difference to the per-problem and
+# per-user counters, in the transaction that wrote the verdict; stats.stats_reconcile recomputes
+# everything (a periodic task) and repairs what differs.
+
+
+class BestResult(models.Model):
+    """A user's standing on one problem: their best result and counts, for the leaderboards,
+    the problem list's marks, and the course pages. The row exists while the user has any
+    submission of the problem (queued ones included: the problem is "tried").
+
+    "Submit judgings" are finished Submit-mode submissions; Run judgings never rank."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="best_results"
+    )
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="best_results")
+    submissions = models.PositiveIntegerField(default=0)  # every mode and status
+    runs = models.PositiveIntegerField(default=0)  # finished Run judgings
+    judged = models.PositiveIntegerField(default=0)  # Submit judgings (IE included)
+    accepted = models.PositiveIntegerField(default=0)  # Submit judgings with AC
+    attempts = models.PositiveIntegerField(default=0)  # Submit judgings that were the
+    # student's (IE, our fault, excluded)
+    best_verdict = models.CharField(max_length=3, choices=VerdictChoice.choices, blank=True)
+    first_ac_at = models.DateTimeField(null=True, blank=True)  # created_at of the first AC Submit
+    first_ac_submission = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    attempts_to_ac = models.PositiveIntegerField(null=True, blank=True)  # attempts up to and
+    # including the first AC
+    # The accepted Submit with the highest speedup (ties: the earlier one): the board's row.
+    best_speedup = models.FloatField(null=True, blank=True)
+    best_submission = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    best_at = models.DateTimeField(null=True, blank=True)
+    best_trust = models.CharField(max_length=10, blank=True)  # sandbox.contracts.Trust
+    # The best geometric mean of per-shape speedups over accepted Submits (benchmark.shapes;
+    # the speedup itself where a result has no per-shape list), for a ranking by it.
+    best_geomean = models.FloatField(null=True, blank=True)
+    best_geomean_submission = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    last_submitted_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "problem"], name="one_best_result_per_pair")
+        ]
+        indexes = [
+            # The problem's leaderboard: accepted rows by speedup, ties by time.
+            models.Index(
+                models.F("problem"),
+                models.F("best_speedup").desc(nulls_last=True),
+                models.F("best_at"),
+                models.F("user"),
+                name="bestresult_board",
+                condition=models.Q(accepted__gt=0),
+            ),
+            models.Index(fields=["problem", "user"], name="bestresult_problem_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"best of {self.user_id} on {self.problem_id}: {self.best_verdict or '-'}"
+
+    @property
+    def solved(self) -> bool:
+        return self.accepted > 0
+
+
+class ProblemStats(models.Model):
+    """Counters of one problem: the sums of its BestResult rows, kept by stats.py."""
+
+    problem = models.OneToOneField(
+        Problem, primary_key=True, on_delete=models.CASCADE, related_name="stats"
+    )
+    judged = models.PositiveIntegerField(default=0)  # Submit judgings
+    accepted = models.PositiveIntegerField(default=0)  # of which AC
+    solvers = models.PositiveIntegerField(default=0)  # users with an AC Submit
+    tried = models.PositiveIntegerField(default=0)  # users with any submission
+    # Bumped whenever the problem's leaderboard changes: cached boards are keyed by it.
+    generation = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"stats of {self.problem_id}: {self.accepted}/{self.judged}"
+
+
+class UserStats(models.Model):
+    """Counters of one user over problems: the sums of their BestResult rows."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="stats"
+    )
+    solved = models.PositiveIntegerField(default=0)  # problems with an AC Submit
+    tried = models.PositiveIntegerField(default=0)  # problems with any submission
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["-solved"], name="userstats_board", condition=models.Q(solved__gt=0)
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"stats of user {self.user_id}: {self.solved} solved"
+
+
+class SyntheticUser(models.Model):
+    """A user made up by ``manage.py seed_demo``; ``--remove`` deletes exactly these."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"synthetic user {self.user_id}"

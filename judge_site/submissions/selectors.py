@@ -2,24 +2,49 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Q, QuerySet
+from django.core.cache import cache
+from django.db.models import F, QuerySet, Sum
 
 from judge_site.catalog.models import Device, Problem
-from judge_site.submissions.models import Status, Submission, VerdictChoice
+from judge_site.staff.roles import READ_SUBMISSIONS, can
+from judge_site.submissions.models import (
+    BestResult,
+    ProblemStats,
+    Status,
+    Submission,
+    UserStats,
+    VerdictChoice,
+)
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
+T = TypeVar("T")
+logger = logging.getLogger(__name__)
+
+
+# A submission's page and the API read its problem's name, never its statement or package.
+_PROBLEM_TEXT = ("problem__statement_md", "problem__starter_code", "problem__manifest",
+                 "problem__public_examples")
+
+
+def reads_all_submissions(user: AnyUser) -> bool:
+    """Staff allowed to read every student's code and hidden-test details."""
+    return bool(getattr(user, "is_staff", False)) and can(user, READ_SUBMISSIONS)
 
 
 def submission_visible_to(user: AnyUser) -> QuerySet[Submission]:
-    """Submissions a user may open: their own; staff see everyone's."""
-    qs = Submission.objects.select_related("problem", "user")
-    if getattr(user, "is_staff", False):
+    """Submissions a user may open: their own; staff holding staff.read_submissions see
+    everyone's (judge_site/staff/roles.py)."""
+    qs = Submission.objects.select_related("problem", "user").defer(*_PROBLEM_TEXT)
+    if reads_all_submissions(user):
         return qs
     if not getattr(user, "is_authenticated", False):
         return qs.none()
@@ -74,7 +99,7 @@ def submission_history(
 ) -> QuerySet[Submission]:
     """The user's submissions (staff with ``everyone``: all), newest first, filterable."""
     qs = submission_visible_to(user)
-    if not (everyone and getattr(user, "is_staff", False)):
+    if not (everyone and reads_all_submissions(user)):
         qs = qs.filter(user_id=user.pk)
     if problem is not None:
         qs = qs.filter(problem=problem)
@@ -94,36 +119,104 @@ class BoardRow:
     at: datetime
     verified: bool = True  # the grader trusted the timing (see BenchmarkResult.verified)
     trust: str = "verified"  # sandbox.contracts.Trust: verified | charged | rejected
+    geomean: float | None = None  # geometric mean of the per-shape speedups
 
 
-def leaderboard_problem(problem: Problem, limit: int = 100) -> list[BoardRow]:
-    """Best accepted speedup per user (ties: earlier submission first)."""
-    accepted = (
-        Submission.objects.filter(
-            problem=problem, mode="submit", status=Status.DONE, verdict=VerdictChoice.AC
-        )
-        .select_related("user")
-        .order_by("user_id", "created_at")
+@dataclass(frozen=True)
+class SolvedRow:
+    rank: int
+    username: str
+    solved: int
+
+
+def content_key(values: Any) -> str:
+    """A cache key made of exactly what a fragment shows (its rows' values): the same values,
+    the same HTML, so a cached fragment can never be stale. ``{% cache ... key %}``."""
+    return hashlib.blake2b(repr(values).encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    """One page of a leaderboard: rows, its number (1-based), the number of pages, and the
+    cache key of its rows (the board's generation and the page)."""
+
+    rows: list[Any]
+    number: int
+    num_pages: int
+    total: int
+    key: str = ""
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.num_pages
+
+
+BOARD_PAGE_SIZE = 50
+BOARD_CACHE_S = 300  # a safety net: entries are keyed by the boards' generations anyway
+
+
+def _page_number(page: Any, total: int, size: int) -> tuple[int, int]:
+    """(the page to show, the number of pages): bad or out-of-range numbers clamp, as
+    Django's Paginator.get_page does."""
+    num_pages = max(1, -(-total // size))
+    try:
+        number = int(page)
+    except (TypeError, ValueError):
+        number = 1
+    return min(max(number, 1), num_pages), num_pages
+
+
+def _cached(key: str, compute: Callable[[], T]) -> T:
+    """``compute()``, kept in the cache under ``key``; a cache that is down costs only speed."""
+    try:
+        hit = cache.get(key)
+    except Exception:  # noqa: BLE001 - Redis away: serve from the database
+        logger.warning("cache unavailable: %s", key, exc_info=True)
+        return compute()
+    if hit is not None:
+        return hit
+    value = compute()
+    try:
+        cache.set(key, value, BOARD_CACHE_S)
+    except Exception:  # noqa: BLE001
+        logger.warning("cache unavailable: %s", key, exc_info=True)
+    return value
+
+
+def leaderboard_problem_page(problem: Problem, page: Any = 1) -> BoardPage:
+    """Best accepted speedup per user (ties: earlier submission first), one page, from the
+    BestResult rows; cached until the problem's board changes (ProblemStats.generation)."""
+    total, generation = (
+        ProblemStats.objects.filter(pk=problem.pk).values_list("solvers", "generation").first()
+        or (0, 0)
     )
-    best: dict[int, Submission] = {}
-    for sub in accepted:
-        speed = _speedup(sub)
-        held = best.get(sub.user_id)
-        if held is None or (speed or 0.0) > (_speedup(held) or 0.0):
-            best[sub.user_id] = sub
-    ordered = sorted(best.values(), key=lambda s: (-(_speedup(s) or 0.0), s.created_at))
-    return [
-        BoardRow(
-            i + 1,
-            s.user.get_username(),
-            _speedup(s),
-            s.pk,
-            s.created_at,
-            bool((s.benchmark or {}).get("verified", True)),
-            benchmark_trust(s.benchmark),
+    number, num_pages = _page_number(page, total, BOARD_PAGE_SIZE)
+    offset = (number - 1) * BOARD_PAGE_SIZE
+
+    def rows() -> list[BoardRow]:
+        best = (
+            BestResult.objects.filter(problem=problem, accepted__gt=0)
+            .order_by(F("best_speedup").desc(nulls_last=True), "best_at", "user_id")
+            .values_list("user__username", "best_speedup", "best_submission_id", "best_at",
+                         "best_trust", "best_geomean")[offset:offset + BOARD_PAGE_SIZE]
         )
-        for i, s in enumerate(ordered[:limit])
-    ]
+        return [
+            BoardRow(offset + i + 1, name, speedup, sid or 0, at, trust != "rejected",
+                     trust or "verified", geomean)
+            for i, (name, speedup, sid, at, trust, geomean) in enumerate(best)
+        ]
+
+    key = f"board:problem:{problem.pk}:{generation}:{number}"
+    return BoardPage(_cached(key, rows), number, num_pages, total, key)
+
+
+def leaderboard_problem(problem: Problem, limit: int = BOARD_PAGE_SIZE) -> list[BoardRow]:
+    """The first ``limit`` rows of the problem's board (at most a page)."""
+    return leaderboard_problem_page(problem).rows[:limit]
 
 
 def benchmark_trust(bench: dict | None) -> str:
@@ -135,37 +228,30 @@ def benchmark_trust(bench: dict | None) -> str:
     return "verified" if bench.get("verified", True) else "rejected"
 
 
-def _speedup(sub: Submission) -> float | None:
-    bench = sub.benchmark or {}
-    value = bench.get("speedup")
-    return float(value) if isinstance(value, int | float) else None
+def leaderboard_overall_page(page: Any = 1) -> BoardPage:
+    """Users by number of problems accepted (Submit mode), ties by username, one page, from
+    UserStats; cached until a solved count changes (the sum of the problems' generations)."""
+    generation = ProblemStats.objects.aggregate(g=Sum("generation"))["g"] or 0
 
+    def count() -> int:
+        return UserStats.objects.filter(solved__gt=0).count()
 
-@dataclass(frozen=True)
-class SolvedRow:
-    rank: int
-    username: str
-    solved: int
+    total = _cached(f"board:overall:{generation}:count", count)
+    number, num_pages = _page_number(page, total, BOARD_PAGE_SIZE)
+    offset = (number - 1) * BOARD_PAGE_SIZE
 
-
-def leaderboard_overall(limit: int = 100) -> list[SolvedRow]:
-    """Users by number of distinct problems accepted (Submit mode); ties by username."""
-    from django.contrib.auth import get_user_model
-
-    rows = (
-        get_user_model()
-        .objects.annotate(
-            solved=Count(
-                "submissions__problem",
-                filter=Q(
-                    submissions__mode="submit",
-                    submissions__status=Status.DONE,
-                    submissions__verdict=VerdictChoice.AC,
-                ),
-                distinct=True,
-            )
+    def rows() -> list[SolvedRow]:
+        best = (
+            UserStats.objects.filter(solved__gt=0)
+            .order_by("-solved", "user__username")
+            .values_list("user__username", "solved")[offset:offset + BOARD_PAGE_SIZE]
         )
-        .filter(solved__gt=0)
-        .order_by("-solved", "username")[:limit]
-    )
-    return [SolvedRow(i + 1, u.get_username(), u.solved) for i, u in enumerate(rows)]
+        return [SolvedRow(offset + i + 1, name, solved) for i, (name, solved) in enumerate(best)]
+
+    key = f"board:overall:{generation}:{number}"
+    return BoardPage(_cached(key, rows), number, num_pages, total, key)
+
+
+def leaderboard_overall(limit: int = BOARD_PAGE_SIZE) -> list[SolvedRow]:
+    """The first ``limit`` rows of the overall board (at most a page)."""
+    return leaderboard_overall_page().rows[:limit]

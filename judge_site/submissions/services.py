@@ -28,6 +28,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from judge_site.catalog.models import Device, Problem
 from judge_site.catalog.services import code_text_problem
+from judge_site.submissions import stats
 from judge_site.submissions.models import (
     Mode,
     Status,
@@ -189,6 +190,7 @@ def submission_create(
             status=Status.QUEUED,
             client_ip=address,
         )
+        stats.stats_refresh_pair(user.pk, problem.pk)  # the problem is "tried" from now on
         queue = queue_for(problem)
         sid = submission.pk
         transaction.on_commit(lambda: _enqueue(sid, queue))
@@ -458,7 +460,7 @@ def _judge_claimed(
     saving = time.monotonic()
     finished = _db_retry(
         f"submission {sid}: verdict",
-        lambda: mine.update(status=Status.DONE, finished_at=timezone.now(), **fields),
+        lambda: _finish(mine, submission, status=Status.DONE, finished_at=timezone.now(), **fields),
     )
     if not finished:
         logger.warning("submission %s: judged, but the claim was lost meanwhile (reaped)", sid)
@@ -482,18 +484,27 @@ def _with_phases(environment: dict[str, Any], site: dict[str, float]) -> dict[st
     return {**environment, "phases": phases}
 
 
+def _finish(guard: Any, submission: Submission, **fields: Any) -> int:
+    """The final verdict: one conditional UPDATE (``guard``, the claim) and, in the same
+    transaction, the aggregates of the submission's (user, problem) (stats.py)."""
+    with transaction.atomic():
+        finished = guard.update(**fields)
+        if finished:
+            stats.stats_refresh_pair(submission.user_id, submission.problem_id)
+    return finished
+
+
 def _finish_internal(submission_id: int, token: Any, message: str) -> int:
-    return _db_retry(
-        f"submission {submission_id}: IE",
-        lambda: Submission.objects.filter(
-            pk=submission_id, attempt_token=token, status=Status.RUNNING
-        ).update(
-            status=Status.DONE,
-            verdict=VerdictChoice.IE,
-            message=message,
-            finished_at=timezone.now(),
-        ),
-    )
+    guard = Submission.objects.filter(pk=submission_id, attempt_token=token, status=Status.RUNNING)
+
+    def write() -> int:
+        sub = Submission.objects.only("user", "problem").filter(pk=submission_id).first()
+        if sub is None:  # deleted meanwhile
+            return 0
+        return _finish(guard, sub, status=Status.DONE, verdict=VerdictChoice.IE,
+                       message=message, finished_at=timezone.now())
+
+    return _db_retry(f"submission {submission_id}: IE", write)
 
 
 def _give_back(sub: Submission, now: Any) -> str:
@@ -517,7 +528,9 @@ def _give_back(sub: Submission, now: Any) -> str:
             _enqueue(sub.pk, queue_for(sub.problem))
             return "requeued"
         return ""
-    if guard.update(
+    if _finish(
+        guard,
+        sub,
         status=Status.DONE,
         verdict=VerdictChoice.IE,
         message=(

@@ -45,6 +45,16 @@ def reap_stuck() -> dict[str, int]:
     return services.submission_reap_stuck()
 
 
+@shared_task(acks_late=True, ignore_result=True, name="submissions.reconcile_stats")
+def reconcile_stats() -> dict[str, int]:
+    """Every JUDGE_STATS_RECONCILE_EVERY_S, on the maintenance queue: the aggregates
+    recomputed from the submissions, what differs repaired (stats.stats_reconcile)."""
+    from judge_site.submissions import stats
+
+    fixed = stats.stats_reconcile()
+    return {"pairs": fixed.pairs, "problems": fixed.problems, "users": fixed.users}
+
+
 def _judges(sender: Any) -> bool:
     """Whether this worker consumes judging queues (not only the maintenance queue)."""
     consumer = getattr(sender, "task_consumer", None)

@@ -582,7 +582,9 @@ class DockerBackend(Backend):
         self.gpu_wait_s = gpu_wait_s
         self._image_env: dict[str, dict[str, str]] = {}
         self._image_env_at: dict[str, float] = {}
-        self.pool = WarmPool(self, int(pool_size), pool_max_idle_s) if pool_size else None
+        self.pool = (
+            WarmPool(self._start_pooled, int(pool_size), pool_max_idle_s) if pool_size else None
+        )
         # The baseline's sibling sandbox, kept between Submits (trusted code only; with a pool
         # only: a one-shot backend keeps nothing).
         self.keeper = TrustedKeeper(self.start, pool_key) if pool_size else None
@@ -602,8 +604,12 @@ class DockerBackend(Backend):
         elif self.pool is not None:
             box = self.pool.take(spec)
             if box is not None:
-                return box
+                return box  # type: ignore[return-value]  # the pool holds only ours
         return DockerSandbox(self, spec, image)
+
+    def _start_pooled(self, spec: SandboxSpec) -> DockerSandbox:
+        """A sandbox for the warm pool, of this backend's CPU image."""
+        return DockerSandbox(self, spec, self.image)
 
     def start_trusted(self, spec: SandboxSpec) -> Sandbox:
         """The baseline's sandbox: the one kept from an earlier Submit with the same limits

@@ -29,13 +29,11 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sandbox.backends.base import SandboxSpec
-
-if TYPE_CHECKING:
-    from sandbox.backends.docker import DockerBackend, DockerSandbox
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +57,33 @@ def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int, str | None]:
     )  # fmt: skip
 
 
+class PooledBox(Protocol):
+    """What the pool needs of a sandbox it keeps (sandbox/backends/docker.py's DockerSandbox)."""
+
+    @property
+    def spec(self) -> SandboxSpec: ...
+    def close(self) -> Any: ...
+    def discard(self) -> None: ...
+    def alive(self, check_state: bool = True) -> bool: ...
+    def heard(self) -> bool: ...
+    def has_spoken(self) -> bool: ...
+    def freeze(self, pause_only: bool = False) -> bool: ...
+    def thaw(self) -> None: ...
+    def rearm(self, spec: SandboxSpec) -> None: ...
+
+
 class WarmPool:
+    """``start(spec)`` starts one sandbox for the pool (the backend's, bound to its image): the
+    pool knows nothing of how, so it imports no backend."""
+
     def __init__(
-        self, backend: DockerBackend, size: int, max_idle_s: float = POOL_MAX_IDLE_S
+        self, start: Callable[[SandboxSpec], PooledBox], size: int,
+        max_idle_s: float = POOL_MAX_IDLE_S,
     ) -> None:
-        self.backend = backend
+        self._start = start
         self.size = size
         self.max_idle_s = max_idle_s
-        self._ready: list[tuple[float, DockerSandbox]] = []
+        self._ready: list[tuple[float, PooledBox]] = []
         self._template: SandboxSpec | None = None
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -75,16 +92,16 @@ class WarmPool:
         self._starting = 0  # refills in flight
         self._refilling = False  # the refill thread was woken and has not finished
         self._paused = 0  # judgings timing their benchmark (refills wait)
-        self._frozen: list[DockerSandbox] = []  # warm sandboxes paused during a timing
+        self._frozen: list[PooledBox] = []  # warm sandboxes paused during a timing
         # Handed out while still importing torch (a judging waits for its hello): their import
         # holds back the next refill's as one in the pool would (``heard``: no socket access).
-        self._handed: list[tuple[float, DockerSandbox]] = []
+        self._handed: list[tuple[float, PooledBox]] = []
         self._changed = threading.Condition(self._lock)
         self.hits = 0
         self.misses = 0
         self.waited_hits = 0
 
-    def take(self, spec: SandboxSpec, wait_s: float = 10.0) -> DockerSandbox | None:
+    def take(self, spec: SandboxSpec, wait_s: float = 10.0) -> PooledBox | None:
         """A ready sandbox with ``spec``'s limits, re-armed with its wall-clock limit, or None.
         Either way the pool learns ``spec``'s limits and refills in the background. When none
         is ready but a refill with these limits is starting one, wait for it up to ``wait_s``."""
@@ -130,13 +147,13 @@ class WarmPool:
         self._wake.set()
         return found
 
-    def _take_ready(self, spec: SandboxSpec) -> DockerSandbox | None:
+    def _take_ready(self, spec: SandboxSpec) -> PooledBox | None:
         key = pool_key(spec)
-        found: DockerSandbox | None = None
-        stale: list[DockerSandbox] = []
+        found: PooledBox | None = None
+        stale: list[PooledBox] = []
         with self._lock:
             self._template = replace(spec, labels={})
-            keep: list[tuple[float, DockerSandbox]] = []
+            keep: list[tuple[float, PooledBox]] = []
             now = time.monotonic()
             for born, box in self._ready:
                 # Another shape is not kept: the pool follows the latest judging's limits.
@@ -241,8 +258,6 @@ class WarmPool:
                 self._changed.notify_all()
 
     def _refill_once(self) -> None:
-        from sandbox.backends.docker import DockerSandbox
-
         now = time.monotonic()
         with self._lock:
             template = self._template
@@ -286,7 +301,7 @@ class WarmPool:
                 labels={POOLED_LABEL: "1", OWNER_LABEL: socket.gethostname()},
             )
             try:
-                box = DockerSandbox(self.backend, spec, self.backend.image)
+                box = self._start(spec)
             except Exception as exc:
                 log.warning("warm pool: could not start a sandbox: %s", exc)
                 with self._lock:

@@ -1,6 +1,7 @@
 """The fixed cast and a fake engine shared by tests/api, tests/pages and tests/browser.
 
-alice and bob are students, charlie is staff. The fake engine implements the engine's
+alice and bob are students, charlie is staff holding every staff capability (an instructor
+in both role groups, judge_site/staff/roles.py). The fake engine implements the engine's
 signature (``judge_source(package, source, mode, on_progress=None) -> JudgeResult``) and
 decides from the source text: it contains "WRONG" -> WA on the second test, "CRASH" -> the
 engine itself raises, anything else -> AC with a benchmark on Submit.
@@ -13,10 +14,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, Permission
 
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
+from judge_site.staff.roles import CAPABILITIES
 from judge_site.submissions import services
 from sandbox.contracts import BenchmarkResult, JudgeResult, TestResult, Verdict, WrongKind
 
@@ -114,7 +116,20 @@ def bob(db: Any) -> AbstractUser:
 
 @pytest.fixture
 def charlie(db: Any) -> AbstractUser:
-    return make_user("charlie", staff=True)
+    user = make_user("charlie", staff=True)
+    grant(user, *CAPABILITIES)
+    return user
+
+
+def grant(user: AbstractUser, *perms: str) -> None:
+    """Give ``user`` these permissions ("app.codename") and forget its cached ones."""
+    for dotted in perms:
+        app_label, codename = dotted.split(".", 1)
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
+    for cache in ("_perm_cache", "_user_perm_cache", "_group_perm_cache"):
+        user.__dict__.pop(cache, None)
 
 
 @pytest.fixture

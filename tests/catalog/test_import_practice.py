@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
@@ -279,6 +280,7 @@ def test_staff_upload_a_zipped_practice_folder(
     checks: list[int] = []
     monkeypatch.setattr(packages, "_enqueue_check", checks.append)
     staff = django_user_model.objects.create_user("charlie", password="pw-charlie-1", is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(codename="upload_package"))
     client = Client()
     client.force_login(staff)
     page = client.get("/staff/upload/").content.decode()
@@ -319,7 +321,7 @@ def test_the_docker_sandbox_judges_an_imported_folder(tmp_path: Path) -> None:
     require_docker()
     from sandbox.backends.base import get_backend
     from sandbox.contracts import Mode
-    from sandbox.practice_judge import judge_practice
+    from sandbox.grader import judge as judge_practice
     from sandbox.problem import load_package
 
     backend = get_backend("docker")
@@ -343,7 +345,7 @@ def test_a_replaced_helper_that_raises_fails_the_test_even_if_the_student_catche
 ) -> None:
     from sandbox.backends.local import LocalBackend
     from sandbox.contracts import Mode
-    from sandbox.practice_judge import judge_practice
+    from sandbox.grader import judge as judge_practice
     from sandbox.problem import load_package
 
     folder = _copy(tmp_path)

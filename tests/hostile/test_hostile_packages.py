@@ -174,6 +174,32 @@ def test_the_package_check_runs_the_package_confined_too(confined_docker: None, 
     assert _daemons() == []
 
 
+PRACTICE_TOY = ROOT / "tests" / "fixtures" / "practice" / "toy-running-stats"
+
+
+def test_a_hostile_practice_test_py_reaches_nothing(confined_docker: None, tmp_path: Path) -> None:
+    """A practice folder's test.py runs in the confined grader too (its tests drive proxies of
+    the student's names from there)."""
+    from sandbox import practice
+
+    folder = tmp_path / "in" / "toy-running-stats"
+    shutil.copytree(PRACTICE_TOY, folder)
+    mark = tmp_path / "host-mark.txt"
+    probe = (PROBE.split("FOUND = _probe()")[0].replace("HOST_MARK", repr(str(mark)))
+             .replace("DAEMON_MARK", DAEMON_MARK))
+    with (folder / "test.py").open("a") as tests:
+        tests.write(probe + "\n\ndef test_example_probe():\n"
+                    "    raise AssertionError('PROBE ' + _json.dumps(_probe()))\n")
+    package = load_package(practice.write_package(practice.read_folder(folder), tmp_path / "p", 7))
+    result = engine.judge_source(package, (PRACTICE_TOY / "solution.py").read_text(), Mode.RUN)
+    assert result.environment.get("grader") == "confined", result
+    probe_result = next(t for t in result.tests if t.name == "test_example_probe")
+    assert probe_result.verdict == Verdict.WA, probe_result
+    _assert_contained(_findings(probe_result.message), mark)
+    confinement.close_graders()
+    assert _daemons() == []
+
+
 def test_a_built_in_problem_is_judged_confined_with_its_verdicts(confined_docker: None) -> None:
     package = load_package(ROOT / "problems" / "048-embedding-tied-head-padding")
     good = (package.path / "solutions" / "AC" / "gather.py").read_text()

@@ -15,7 +15,7 @@ from sandbox import practice
 from sandbox.backends.local import LocalBackend
 from sandbox.contracts import NOTHING_JUDGED, Mode, Verdict, overall_verdict
 from sandbox.contracts import TestResult as Outcome
-from sandbox.practice_judge import judge_practice
+from sandbox.grader import judge as judge_practice
 from sandbox.problem import ProblemPackage, load_package
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "practice" / "toy-running-stats"

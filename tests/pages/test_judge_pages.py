@@ -101,6 +101,7 @@ def test_the_rate_limit_message_is_shown(client, alice, problem, enqueued, setti
     login(client, alice).post("/problems/48/submit", {"code": GOOD, "mode": "run"}, **JSON)
     response = client.post("/problems/48/submit", {"code": GOOD, "mode": "run"}, **JSON)
     assert response.status_code == 429 and "per minute" in response.json()["error"]
+    assert response["Retry-After"] == "60"
     follow = client.post("/problems/48/submit", {"code": GOOD, "mode": "run"}, follow=True)
     assert "per minute" in follow.content.decode()  # without JS: a message on the page
 

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import timedelta
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -159,8 +159,6 @@ def test_ensure_admin_refuses_a_missing_password(monkeypatch: pytest.MonkeyPatch
     assert not User.objects.filter(username="boss").exists()
 
 
-# --- log-in throttle (django-axes) -------------------------------------------------------------
-
 ELSEWHERE = "198.51.100.7"
 ATTACKER = "203.0.113.66"
 
@@ -170,105 +168,9 @@ def bob() -> AbstractUser:
     return User.objects.create_user("bob", "bob@example.org", PASSWORD)
 
 
-@pytest.fixture
-def low_limit(settings: Any) -> None:
-    settings.AXES_FAILURE_LIMIT = 3
-
-
-def log_in(
-    client: Client, username: str, password: str, address: str, path: str = "/accounts/login/"
-) -> Any:
-    return client.post(path, {"username": username, "password": password}, REMOTE_ADDR=address)
-
-
-def test_it_locks_an_account_after_failures_from_many_addresses(
-    client: Client, alice: AbstractUser, low_limit: None
-) -> None:
-    for i in range(2):
-        assert log_in(client, "alice", "wrong-guess", f"203.0.113.{i + 1}").status_code == 200
-    # The failure that reaches the limit already answers with the lockout page.
-    assert log_in(client, "alice", "wrong-guess", "203.0.113.3").status_code == 429
-    response = log_in(client, "alice", PASSWORD, ELSEWHERE)
-    assert response.status_code == 429
-    page = response.content.decode()
-    assert "Too many failed log-ins" in page and "15 minutes" in page
-    assert "ask your instructor or an administrator" in page
-    assert logged_in_username(client) is None
-
-
-def test_the_account_counter_ignores_the_case_of_the_username(
-    client: Client, alice: AbstractUser, low_limit: None
-) -> None:
-    for name in ["Alice", "ALICE", "alice"]:
-        log_in(client, name, "wrong-guess", ATTACKER)
-    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
-
-
-def test_it_locks_an_address_that_tries_many_accounts(
-    client: Client, alice: AbstractUser, bob: AbstractUser, low_limit: None
-) -> None:
-    for name in ["carol", "dave", "erin"]:
-        log_in(client, name, "wrong-guess", ATTACKER)
-    assert log_in(client, "bob", PASSWORD, ATTACKER).status_code == 429
-    response = log_in(client, "alice", PASSWORD, ELSEWHERE)  # another address: not locked
-    assert response.status_code == 302 and logged_in_username(client) == "alice"
-
-
-def test_a_forged_forwarded_for_header_does_not_escape_the_address_lock(
-    client: Client, bob: AbstractUser, low_limit: None
-) -> None:
-    for i in range(3):
-        client.post(
-            "/accounts/login/",
-            {"username": f"user{i}", "password": "x"},
-            REMOTE_ADDR=ATTACKER,
-            HTTP_X_FORWARDED_FOR=f"192.0.2.{i}",
-        )
-    assert log_in(client, "bob", PASSWORD, ATTACKER).status_code == 429
-
-
-def test_the_admin_log_in_is_throttled_too(
-    client: Client, staff: AbstractUser, low_limit: None
-) -> None:
-    admin_login = "/admin/login/?next=/admin/"
-    for i in range(3):
-        log_in(client, "root", "wrong-guess", f"203.0.113.{i + 1}", admin_login)
-    response = log_in(client, "root", PASSWORD, ELSEWHERE, admin_login)
-    assert response.status_code == 429
-    assert b"Too many failed log-ins" in response.content
-
-
-def test_the_lock_ends_after_the_cool_off(
-    client: Client, alice: AbstractUser, low_limit: None
-) -> None:
-    from axes.models import AccessAttempt
-    from django.utils import timezone
-
-    for _ in range(3):
-        log_in(client, "alice", "wrong-guess", ATTACKER)
-    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
-    # As if the cool-off had passed (no sleeping in tests).
-    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
-    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 302
-
-
-def test_logging_in_to_an_own_account_does_not_reset_the_counters(
-    client: Client, alice: AbstractUser, bob: AbstractUser, low_limit: None
-) -> None:
-    log_in(client, "alice", "wrong-guess", ATTACKER)
-    log_in(client, "alice", "wrong-guess", ATTACKER)
-    assert log_in(client, "bob", PASSWORD, ATTACKER).status_code == 302  # the attacker's own
-    client.post("/accounts/logout/")
-    assert log_in(client, "alice", "wrong-guess", ATTACKER).status_code == 429
-    assert log_in(client, "alice", PASSWORD, ELSEWHERE).status_code == 429
-
-
-def test_failures_below_the_limit_do_not_lock(
-    client: Client, alice: AbstractUser, low_limit: None
-) -> None:
-    for _ in range(2):
-        log_in(client, "alice", "wrong-guess", ATTACKER)
-    assert log_in(client, "alice", PASSWORD, ATTACKER).status_code == 302
+def log_in(client: Client, username: str, password: str, address: str) -> Any:
+    return client.post("/accounts/login/", {"username": username, "password": password},
+                       REMOTE_ADDR=address)
 
 
 # --- sign-up: throttle per address, invitation codes, closed -----------------------------------
@@ -288,11 +190,63 @@ def test_sign_up_is_throttled_per_address(client: Client, settings: Any) -> None
     refused = sign_up(client, "fred", ATTACKER)
     assert refused.status_code == 429
     assert "Too many accounts were created from your network address" in refused.content.decode()
+    assert 0 < int(refused["Retry-After"]) <= 60 * 60  # when the oldest leaves the window
     assert not User.objects.filter(username="fred").exists()
     assert sign_up(client, "fred", ELSEWHERE).status_code == 302
     from judge_site.accounts.models import Registration
 
     assert Registration.objects.get(user__username="dora").client_ip == ATTACKER
+
+
+class _SlowForm:
+    """A sign-up form whose save() waits for the test's word before creating the user."""
+
+    def __init__(self, username: str, saving: threading.Event | None = None,
+                 go_on: threading.Event | None = None) -> None:
+        self.username, self.saving, self.go_on = username, saving, go_on
+
+    def save(self) -> AbstractUser:
+        if self.saving and self.go_on:
+            self.saving.set()
+            assert self.go_on.wait(30)
+        return User.objects.create_user(self.username, password=PASSWORD)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_sign_ups_from_one_address_count_each_other(settings: Any) -> None:
+    from django.db import connection
+
+    from judge_site.accounts import services
+    from judge_site.accounts.models import Registration
+
+    settings.JUDGE_SIGNUPS_PER_ADDRESS = 1
+    saving, go_on = threading.Event(), threading.Event()
+    outcome: dict[str, str] = {}
+
+    def sign_up_in_thread(name: str, form: _SlowForm) -> None:
+        try:
+            services.signup_create(form, ATTACKER)  # type: ignore[arg-type]
+            outcome[name] = "created"
+        except services.SignupRefused as exc:
+            outcome[name] = f"refused {exc.status}"
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=sign_up_in_thread,
+                             args=("first", _SlowForm("first", saving, go_on)))
+    first.start()
+    assert saving.wait(30)  # the first has counted 0 and is saving, inside its transaction
+    second = threading.Thread(target=sign_up_in_thread, args=("second", _SlowForm("second")))
+    second.start()
+    try:
+        second.join(0.5)
+        assert second.is_alive(), "the second counted while the first was saving: not atomic"
+    finally:
+        go_on.set()
+        first.join(30)
+        second.join(30)
+    assert outcome == {"first": "created", "second": "refused 429"}
+    assert list(Registration.objects.values_list("user__username", flat=True)) == ["first"]
 
 
 def test_invite_mode_asks_for_a_valid_code(client: Client, settings: Any) -> None:

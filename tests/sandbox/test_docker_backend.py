@@ -478,7 +478,7 @@ def test_a_warm_pool_hands_out_each_ready_sandbox_once(client: Any) -> None:
     backend = _probe_backend("reply({'token': os.urandom(8).hex()})\nimport time\ntime.sleep(3600)")
     from sandbox.backends.docker_pool import WarmPool
 
-    backend.pool = WarmPool(backend, size=1, max_idle_s=60)
+    backend.pool = WarmPool(backend._start_pooled, size=1, max_idle_s=60)
     seen: list[str] = []
     try:
         with backend.start(SandboxSpec()) as cold:  # a miss: the pool learns the limits

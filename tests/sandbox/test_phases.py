@@ -245,10 +245,7 @@ def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.setattr(docker_backend, "DockerSandbox", FakeDockerBox)
     monkeypatch.setattr(docker_pool, "IMPORT_WAIT_S", 0.0)  # fakes never finish importing
 
-    class Owner:
-        image = "fake"
-
-    warm = WarmPool(Owner(), size=2)  # type: ignore[arg-type]
+    warm = WarmPool(lambda spec: docker_backend.DockerSandbox(None, spec, "fake"), size=2)
     yield warm
     warm.close()
 

@@ -119,6 +119,7 @@ def test_metrics_answer_staff_and_the_configured_token_only(
     response = client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-metrics-token")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain; version=0.0.4")
+    assert {"private", "no-store"} <= {p.strip() for p in response["Cache-Control"].split(",")}
     text = response.content.decode()
     assert "# TYPE judge_queue_length gauge" in text
     assert re.search(r'^judge_queue_length\{queue="rejudge"\} \d+$', text, re.M)

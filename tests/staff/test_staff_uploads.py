@@ -49,6 +49,11 @@ def _bad_zips(tmp_path: Path) -> dict[str, tuple[bytes, str]]:
     escaping = dict(good, **{f"{FOLDER}/../../evil.py": b"x = 1\n"})
     two_tops = dict(good, **{"other-folder/readme.txt": b"hi"})
     bad_syntax = dict(good, **{f"{FOLDER}/tests.py": b"CASES = [\n"})
+    toml = good[f"{FOLDER}/problem.toml"].decode()
+    limits_number = dict(good, **{f"{FOLDER}/problem.toml": toml.replace(
+        "[limits]\ntime_s = 5\nmemory_mib = 512\noutput_kib = 64\n", "limits = 5\n").encode()})
+    no_memory = dict(good, **{f"{FOLDER}/problem.toml": toml.replace(
+        "memory_mib = 512", "memory_mib = 0").encode()})
     return {
         "not a zip": (b"this is not a zip at all", "not a zip file"),
         "path escaping": (_zip(escaping), "unsafe path"),
@@ -58,13 +63,15 @@ def _bad_zips(tmp_path: Path) -> dict[str, tuple[bytes, str]]:
         "two folders": (_zip(two_tops), "exactly one package folder"),
         "a link": (_zip(good, symlink=f"{FOLDER}/link.py"), "not a regular file"),
         "tests.py does not parse": (_zip(bad_syntax), "tests.py does not parse"),
+        "limits not a table": (_zip(limits_number), "`limits` must be a table"),
+        "no memory limit": (_zip(no_memory), "limits.memory_mib = 0 is out of bounds"),
     }
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", [
     "not a zip", "path escaping", "oversized", "missing file", "two folders", "a link",
-    "tests.py does not parse",
+    "tests.py does not parse", "limits not a table", "no memory limit",
 ])
 def test_it_refuses_a_bad_zip_and_changes_nothing(
     kind: str, tmp_path: Path, packages_dir: Path, charlie: Any, staff_tasks: list[Any]
@@ -77,8 +84,8 @@ def test_it_refuses_a_bad_zip_and_changes_nothing(
     assert not ProblemVersion.objects.exists()
     assert not Problem.objects.exists()
     assert staff_tasks == []
-    left = [p for p in packages_dir.rglob("*") if p.is_file()] if packages_dir.exists() else []
-    assert left == []
+    left = list(packages_dir.rglob("*")) if packages_dir.exists() else []
+    assert [p for p in left if p.name != ".incoming"] == []  # not even an empty folder
     entry = AuditEntry.objects.get()
     assert entry.action == "package.upload_refused" and entry.actor == charlie
 
@@ -259,3 +266,39 @@ def test_the_check_runs_in_the_docker_sandbox_when_configured(
     version.refresh_from_db()
     reference = next(i for i in version.check_items if i["name"].startswith("reference"))
     assert (reference["expected"], reference["actual"]) == ("AC", "AC")
+
+
+PRACTICE = Path(__file__).resolve().parents[1] / "fixtures" / "practice" / "toy-running-stats"
+
+
+def _practice_zip(title: str = "Running statistics") -> io.BytesIO:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for file in sorted(PRACTICE.iterdir()):
+            text = file.read_text()
+            if file.name == "problem.md":
+                text = text.replace("title: Running statistics", f"title: {title}")
+            archive.writestr(file.name, text)
+    buffer.seek(0)
+    buffer.name = "toy.zip"
+    return buffer
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("number,title,words", [
+    ("\u00b2", "Running statistics", "a problem number is a positive integer"),
+    ("0", "Running statistics", "a problem number is a positive integer"),
+    ("9" * 40, "Running statistics", "a problem number is a positive integer"),
+    ("9", "Running\x01 statistics", "the title holds a control character (U+0001)"),
+])
+def test_a_bad_practice_upload_is_a_400_that_leaves_nothing(
+    client: Any, packages_dir: Path, charlie: Any, staff_tasks: list[Any], number: str,
+    title: str, words: str,
+) -> None:
+    client.force_login(charlie)
+    response = client.post("/staff/upload/", {"kind": "practice", "number": number,
+                                              "package": _practice_zip(title)})
+    assert response.status_code == 400
+    assert words in response.content.decode()
+    assert not ProblemVersion.objects.exists() and staff_tasks == []
+    assert not packages_dir.exists() or not any(packages_dir.rglob("*.*"))

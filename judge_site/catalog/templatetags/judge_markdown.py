@@ -3,7 +3,8 @@
 Math is cut out before Markdown sees it (Markdown would eat the backslashes and underscores of
 TeX), kept HTML-escaped in ``<span class="math">`` / ``<div class="math display">``, and typeset
 in the browser by KaTeX; without KaTeX the reader sees the TeX source. Code blocks and inline
-code are left alone, so a ``$`` inside code is not math.
+code are left alone, so a ``$`` inside code is not math. The HTML then passes the allow-list of
+judge_site/catalog/sanitize.py: raw HTML in a statement keeps only what Markdown itself makes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 from pygments.formatters import HtmlFormatter
 
+from judge_site.catalog.sanitize import clean_html
 from sandbox.feedback import worst_element_line
 
 register = template.Library()
@@ -57,18 +59,21 @@ def render_statement(text: str) -> str:
     html = markdown.markdown(
         protected,
         extensions=["fenced_code", "codehilite", "tables", "sane_lists"],
-        extension_configs={"codehilite": {"css_class": "highlight", "guess_lang": False}},
+        extension_configs={
+            "codehilite": {"css_class": "highlight", "guess_lang": False},
+            "tables": {"use_align_attribute": True},  # not style="": no style passes the list
+        },
         output_format="html",
     )
     for key, fragment in saved.items():
         html = html.replace(f"<p>{key}</p>", fragment).replace(key, fragment)
-    return html
+    return clean_html(html)
 
 
 @register.filter(name="statement")
 def statement_filter(text: str) -> SafeString:
-    """Markdown of a problem package (written by trusted authors) to HTML."""
-    return mark_safe(render_statement(text or ""))  # noqa: S308  (trusted package content)
+    """Markdown of a problem package to HTML, through the allow-list (sanitize.py)."""
+    return mark_safe(render_statement(text or ""))  # noqa: S308  (sanitized by clean_html)
 
 
 @lru_cache(maxsize=1)

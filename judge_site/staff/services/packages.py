@@ -58,11 +58,19 @@ def package_upload(actor: Any, data: bytes, filename: str = "") -> ProblemVersio
             raise PackageError(f"tests.py does not parse: line {exc.lineno}: {exc.msg}") from None
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise PackageError(f"the package cannot be read: {exc}") from None
+        except (TypeError, AttributeError, KeyError) as exc:  # a field of the wrong shape
+            raise PackageError(
+                f"the package cannot be read (is every field of problem.toml of the type the "
+                f"format says?): {type(exc).__name__}: {exc}"
+            ) from None
     except PackageError as exc:
         shutil.rmtree(incoming, ignore_errors=True)
         message = _author_words(str(exc), incoming)
         audit_record(actor, "package.upload_refused", filename or "zip", message=message)
         raise StaffError(message) from None
+    except BaseException:  # an error of ours: answered 500, but no folder is left behind
+        shutil.rmtree(incoming, ignore_errors=True)
+        raise
     clash = Problem.objects.filter(slug=package.slug).exclude(number=package.number).first()
     if clash is not None:
         shutil.rmtree(incoming, ignore_errors=True)
@@ -121,6 +129,10 @@ def practice_upload(
             message = str(exc).replace(str(work), "")
             audit_record(actor, "package.upload_refused", filename or "zip", message=message)
             raise StaffError(message) from None
+        refused = _control_character(folder)
+        if refused:
+            audit_record(actor, "package.upload_refused", filename or "zip", message=refused)
+            raise StaffError(refused)
         if number is None:
             existing = Problem.objects.filter(slug=folder.slug).first()
             pending = ProblemVersion.objects.filter(slug=folder.slug).first()
@@ -131,11 +143,34 @@ def practice_upload(
             else:
                 last = ProblemVersion.objects.aggregate(n=Max("problem_number"))["n"] or 0
                 number = max(practice_next_number(), last + 1)
-        package_dir = practice.write_package(folder, work / "out", number)
-        zipped = problem_export_zip(package_dir)
+        try:
+            package_dir = practice.write_package(folder, work / "out", number)
+            zipped = problem_export_zip(package_dir)
+        except (PackageError, practice.PracticeError, OSError, ValueError) as exc:
+            message = re.sub(re.escape(str(work)) + r"/[^\s:]*", "", str(exc)).strip(": ")
+            message = f"the folder cannot be made into a package: {message}"
+            audit_record(actor, "package.upload_refused", filename or "zip", message=message)
+            raise StaffError(message) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return package_upload(actor, zipped, filename)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _control_character(folder: Any) -> str:
+    """Why problem.md's one-line fields (title, chapter, difficulty, tags, requires) are
+    refused, or '': they hold no control characters (they end up in problem.toml, which TOML
+    refuses, and on every page)."""
+    for name in ("slug", "title", "chapter", "difficulty", "tags", "requires"):
+        value = getattr(folder, name, "")
+        for text in value if isinstance(value, list) else [value]:
+            found = _CONTROL.search(str(text))
+            if found:
+                return (f"problem.md: the {name} holds a control character "
+                        f"(U+{ord(found.group()):04X}): remove it")
+    return ""
 
 
 def _author_words(message: str, incoming: Path) -> str:

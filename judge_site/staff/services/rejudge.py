@@ -23,6 +23,7 @@ from judge_site.catalog.models import Problem
 from judge_site.staff.models import Rejudge, RejudgeItem, RejudgeStatus
 from judge_site.staff.services.audit import audit_record
 from judge_site.submissions import services as submission_services
+from judge_site.submissions import stats
 from judge_site.submissions.models import Mode, Status, Submission, fields_from_result
 
 logger = logging.getLogger(__name__)
@@ -95,7 +96,8 @@ def rejudge_item_judge(item_id: int) -> str:
         return "failed"
     fields = fields_from_result(result, sub.problem.version)
     with transaction.atomic():
-        Submission.objects.filter(pk=sub.pk, status=Status.DONE).update(**fields)
+        if Submission.objects.filter(pk=sub.pk, status=Status.DONE).update(**fields):
+            stats.stats_refresh_pair(sub.user_id, sub.problem_id)  # the aggregates follow
         mine.update(
             status=RejudgeStatus.DONE, finished_at=timezone.now(),
             verdict_after=fields["verdict"], version_after=fields["problem_version"],

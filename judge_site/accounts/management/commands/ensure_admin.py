@@ -1,7 +1,9 @@
-"""Create or update the first administrator from JUDGE_ADMIN_USER / JUDGE_ADMIN_PASSWORD.
+"""Create or update the first administrator from JUDGE_ADMIN_USER / JUDGE_ADMIN_PASSWORD,
+and the staff role groups "author" and "teaching assistant" (judge_site/staff/roles.py).
 
-Idempotent: run on every start of the web container. With JUDGE_ADMIN_USER unset it does
-nothing. The password in the environment wins: changing it and restarting resets it.
+Idempotent: run on every start of the web container. With JUDGE_ADMIN_USER unset it creates
+no user (the groups still). The password in the environment wins: changing it and restarting
+resets it; a group's permissions are reset to the roles' list the same way.
 """
 
 from __future__ import annotations
@@ -12,11 +14,18 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from judge_site.staff.roles import ensure_groups
+
 
 class Command(BaseCommand):
-    help = "Create or update the admin user named by JUDGE_ADMIN_USER (idempotent)."
+    help = (
+        "Create or update the admin user named by JUDGE_ADMIN_USER and the staff role groups "
+        "(idempotent)."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        for name, changed in ensure_groups().items():
+            self.stdout.write(f"ensure_admin: group {name!r} {'set' if changed else 'unchanged'}")
         username = os.environ.get("JUDGE_ADMIN_USER", "").strip()
         password = os.environ.get("JUDGE_ADMIN_PASSWORD", "")
         email = os.environ.get("JUDGE_ADMIN_EMAIL", "").strip()

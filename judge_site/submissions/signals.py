@@ -1,0 +1,21 @@
+"""Deletions the services never see (a user deleted with their submissions, a row deleted in
+the admin) keep the aggregates right too (stats.py).
+
+Signals, because a cascade is the only place that knows what it deletes: a user's rows leave
+the counters before the user goes, and each deleted submission's pair is recomputed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge_site.submissions import stats
+from judge_site.submissions.models import Submission
+
+
+def user_deleting(sender: Any, instance: Any, **_: Any) -> None:
+    stats.stats_forget_user(instance.pk)
+
+
+def submission_deleted(sender: Any, instance: Submission, **_: Any) -> None:
+    if not stats.stats_is_muted():
+        stats.stats_refresh_pair(instance.user_id, instance.problem_id)

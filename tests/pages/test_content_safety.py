@@ -1,0 +1,74 @@
+"""Authors' HTML passes an allow-list (judge_site/catalog/sanitize.py): statements and solution
+notes keep their Markdown, math and code, and lose anything that runs, posts, redirects or
+covers the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from judge_cast import make_problem
+
+from judge_site.catalog import selectors
+from judge_site.catalog.templatetags.judge_markdown import render_statement
+
+HOSTILE = """# Heading
+
+Text with $a_1 + b^2$ and a [link](https://example.org/doc) and ![figure](figure.png).
+
+$$\\frac{1}{2}$$
+
+| left | right |
+|:-----|------:|
+| 1    | 2     |
+
+```python
+def f(x):
+    return x  # <script>kept as text</script>
+```
+
+<script>alert("statement")</script>
+<img src="x.png" onerror="alert(1)">
+<a href="javascript:alert(2)">click</a> <a href="JaVaScRiPt:alert(3)">again</a>
+<form action="/accounts/password/" method="post"><input name="new_password1"><button>Go</button></form>
+<meta http-equiv="refresh" content="0; url=https://evil.example/">
+<div style="position:fixed;top:0;left:0;width:100%;height:100%;z-index:9999">overlay</div>
+<style>body { display: none }</style>
+<iframe src="https://evil.example/"></iframe>
+<svg onload="alert(4)"><circle r="5"/></svg>
+<span class="math inline" id="run-btn">fake</span>
+![remote](https://evil.example/track.png) ![inline](javascript:alert(5))
+"""
+
+GONE = ["<script", "onerror", "javascript:", "<form", "<input", "<button", "<meta", "style=",
+        "<style", "<iframe", "<svg", "onload", "position:fixed", "evil.example",
+        'id="run-btn"', "body { display: none }", 'alert("statement")']
+KEPT = ["<h1>Heading</h1>", '<span class="math inline">a_1 + b^2</span>',
+        '<div class="math display">\\frac{1}{2}</div>', '<th align="left">left</th>',
+        '<td align="right">2</td>', 'href="https://example.org/doc"', 'src="figure.png"',
+        '<div class="highlight">', '<span class="k">def</span>',
+        "&lt;script&gt;kept as text&lt;/script&gt;"]
+
+
+def test_the_allow_list_keeps_markdown_math_and_code_and_drops_the_rest() -> None:
+    html = render_statement(HOSTILE)
+    for text in GONE:
+        assert text not in html, text
+    for text in KEPT:
+        assert text in html, text
+
+
+@pytest.mark.django_db
+def test_a_hostile_statement_and_notes_are_cleaned_on_the_page(
+    client: Any, alice: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_problem(48, statement_md=HOSTILE)
+    monkeypatch.setattr(selectors, "practice_notes",
+                        lambda user, problem: "Notes: $x$\n\n<script>alert('notes')</script>"
+                                              "<a href='javascript:x()'>j</a>")
+    client.force_login(alice)
+    page = client.get("/problems/48/").content.decode()
+    statement = page[page.index("<h1>Heading</h1>"):page.index("Problem version")]
+    for text in GONE + ["alert('notes')"]:
+        assert text not in statement, text
+    assert '<span class="math inline">x</span>' in page and 'id="solution-notes"' in page
