@@ -2,8 +2,10 @@
 speedups, over the users who submitted (Submit mode, judged).
 
 ``fast_p`` (KernelBench's measure, per user here): the share of users who submitted whose
-best accepted speedup, with a timing the grader believed (not rejected), is above ``p``.
-The histogram counts each user's best believed speedup once, in bins on a log scale.
+best accepted speedup is above ``p``, where the grader believed that timing (a best result
+whose timing was rejected counts as no speedup). The histogram counts each user's best once.
+Read from the aggregates kept with every verdict (``BestResult``, judge_site/submissions/
+stats.py): one row per user of the problem, whatever the length of the history.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from judge_site.catalog.models import Problem
-from judge_site.submissions.models import Status, Submission, VerdictChoice
+from judge_site.submissions.models import BestResult
 
 FAST_P = (1.0, 1.5, 2.0)
 # Histogram bins of speedups: [lower, upper) with a label; the last is open.
@@ -39,27 +41,26 @@ class ProblemStatistics:
 
 
 def problem_statistics(problem: Problem) -> ProblemStatistics:
-    """The statistics of ``problem`` from its judged Submits (two queries)."""
-    judged = Submission.objects.filter(problem=problem, mode="submit", status=Status.DONE)
-    submitters = judged.values("user_id").distinct().count()
-    best: dict[int, float] = {}
-    accepted_users: set[int] = set()
-    rows = judged.filter(verdict=VerdictChoice.AC).values_list("user_id", "benchmark")
-    for user_id, bench in rows.iterator():
-        accepted_users.add(user_id)
-        bench = bench if isinstance(bench, dict) else {}
-        speedup = bench.get("speedup")
-        believed = bench.get("trust") != "rejected" and bench.get("verified", True) is not False
-        if isinstance(speedup, int | float) and speedup > 0 and believed:
-            best[user_id] = max(best.get(user_id, 0.0), float(speedup))
+    """The statistics of ``problem`` from its users' best results (one query)."""
+    rows = BestResult.objects.filter(problem=problem, judged__gt=0).values_list(
+        "accepted", "best_speedup", "best_trust"
+    )
+    submitters = accepted = 0
+    best: list[float] = []
+    for solved, speedup, trust in rows.iterator():
+        submitters += 1
+        if solved:
+            accepted += 1
+            if isinstance(speedup, int | float) and speedup > 0 and trust != "rejected":
+                best.append(float(speedup))
     fast = {
-        f"{p:.1f}": (sum(1 for s in best.values() if s > p) / submitters if submitters else 0.0)
+        f"{p:.1f}": (sum(1 for s in best if s > p) / submitters if submitters else 0.0)
         for p in FAST_P
     }
-    counts = [sum(1 for s in best.values() if lo <= s < hi) for lo, hi, _ in BINS]
+    counts = [sum(1 for s in best if lo <= s < hi) for lo, hi, _ in BINS]
     top = max(counts, default=0) or 1
     histogram = [
         {"label": label, "count": count, "px": round(BAR_MAX_PX * count / top), "y": 22 * i}
         for i, ((_, _, label), count) in enumerate(zip(BINS, counts, strict=True))
     ]
-    return ProblemStatistics(submitters, len(accepted_users), fast, histogram if best else [])
+    return ProblemStatistics(submitters, accepted, fast, histogram if best else [])

@@ -8,6 +8,7 @@ from test_judge_pages import GOOD
 from judge_site.submissions import services
 from judge_site.submissions.models import Status, Submission
 from judge_site.submissions.statistics import problem_statistics
+from judge_site.submissions.stats import stats_refresh_pairs
 
 
 def judged(user, problem, verdict: str, speedup: float | None = None, trust: str = "verified") -> None:
@@ -16,16 +17,17 @@ def judged(user, problem, verdict: str, speedup: float | None = None, trust: str
     Submission.objects.filter(pk=sub.pk).update(
         status=Status.DONE, verdict=verdict, benchmark=bench if speedup else None
     )
+    stats_refresh_pairs([(user.pk, problem.pk)])  # what a verdict's write does
 
 
 def test_it_counts_acceptance_fast_p_and_the_best_speedups(alice, bob, charlie, problem, enqueued) -> None:
     judged(alice, problem, "AC", 1.2)
     judged(alice, problem, "AC", 2.5)  # alice's best
-    judged(bob, problem, "AC", 9.0, trust="rejected")  # not believed: no speedup counts
-    judged(bob, problem, "AC", 0.8)
+    judged(bob, problem, "AC", 0.8)  # bob's best believed
+    judged(charlie, problem, "AC", 9.0, trust="rejected")  # not believed: no speedup counts
     judged(charlie, problem, "WA")
     stats = problem_statistics(problem)
-    assert (stats.submitters, stats.accepted) == (3, 2)
+    assert (stats.submitters, stats.accepted) == (3, 3)
     assert stats.fast_p == {"1.0": 1 / 3, "1.5": 1 / 3, "2.0": 1 / 3}
     counts = {row["label"]: row["count"] for row in stats.histogram}
     assert counts["2-4×"] == 1 and counts["0.5-1×"] == 1 and sum(counts.values()) == 2
