@@ -7,7 +7,7 @@ the starter (must fail), and
 every ``solutions/<VERDICT>/*.py`` (must get exactly VERDICT). A wrong solution must also be
 caught by the hidden tests alone: a student who passes every public test still fails. Static
 checks: public cases exist, each has a note and is named in statement.md, tolerances are sane,
-benchmark baselines resolve.
+benchmark baselines resolve, cost models are sound (sandbox/cost.py).
 
 Framework-free. The torch-free part (``public_cases_static``) is importable by the web
 process, which must not import torch; the grader is imported only when judging.
@@ -152,6 +152,48 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
             except Exception as exc:  # noqa: BLE001  (any bad spec is the author's finding)
                 problems.append(f"{shape.name}: inputs do not build: {type(exc).__name__}: {exc}")
         report.add("static: benchmark baselines and inputs resolve", not problems, "; ".join(problems))
+        _cost_checks(package, report)
+
+
+def _cost_checks(package: ProblemPackage, report: CheckReport) -> None:
+    """Each shape's cost model (sandbox/cost.py): its expressions evaluate, bytes positive,
+    flops at least 0, both finite, and bytes at least what the reference, called once on the
+    shape's inputs, reads (every argument not marked ``partial``) and returns. A shape without
+    a model is named in the detail (it gets no speed of light), not failed."""
+    from sandbox.cost import bytes_floor
+    from sandbox.inputs import build_inputs  # torch: only for the check
+
+    assert package.benchmark is not None
+    problems: list[str] = []
+    without = [s.name for s in package.benchmark.shapes if s.cost is None]
+    notes = [f"no cost model (no speed of light): {', '.join(without)}"] if without else []
+    reference: Any = None
+    for shape in package.benchmark.shapes:
+        if shape.cost is None:
+            continue
+        found = shape.cost.problems()
+        problems += [f"{shape.name}: {p}" for p in found]
+        if found:
+            continue
+        try:
+            args = build_inputs(shape.args, 0)
+            reference = reference if reference is not None else package.load_reference()
+            output = getattr(reference, shape.fn)(*args)
+        except ImportError as exc:  # a reference that needs what only its image has (triton)
+            notes.append(f"{shape.name}: outputs not weighed here ({exc})")
+            continue
+        except Exception as exc:  # noqa: BLE001  (the author's finding)
+            problems.append(f"{shape.name}: the reference fails on the shape: {exc}")
+            continue
+        floor = bytes_floor(shape.cost, args, output)
+        if shape.cost.bytes < floor:
+            problems.append(
+                f"{shape.name}: bytes = {shape.cost.bytes:.0f}, below the {floor} bytes of the "
+                "arguments it reads in full and what it returns (mark a partly read argument "
+                "in `partial`)"
+            )
+    report.add("static: cost models are positive, finite and cover the tensors moved",
+               not problems, "; ".join(problems + notes))
 
 
 def _defines(path: Path, attr: str) -> bool:

@@ -119,6 +119,10 @@ class BenchmarkResult:
     trust: Trust = Trust.VERIFIED
     rule: str = ""  # the trust rule(s) that charged or rejected the timing, by name
     note: str = ""  # why, in words (and per-shape figures when several shapes are combined)
+    # one object per shape: name, submission_ms, baseline_ms, speedup, sol_ms, sol_fraction
+    # (sol_ms / submission_ms), bound ("memory" | "compute"); the sol keys are None for a
+    # shape without a cost model or a machine without measured limits
+    shapes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:

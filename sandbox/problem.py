@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from sandbox.contracts import FeedbackPolicy, Limits
+from sandbox.cost import CostError, CostModel, parse_cost
 
 # The folder holding the trusted ``kernels/`` package: references and speed baselines, read
 # by the grader on the host and never copied into a sandbox image.
@@ -95,6 +96,7 @@ class BenchShape:
     args: list[Any]
     baseline: str | None = None
     case: str | None = None
+    cost: CostModel | None = None  # bytes and flops that must move (sandbox/bench/cost.py)
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,13 @@ def package_version(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def _cost(path: Path, shape: dict[str, Any]) -> CostModel | None:
+    try:
+        return parse_cost(shape.get("cost"))
+    except CostError as exc:
+        raise PackageError(f"{path / 'problem.toml'}: shape {shape.get('name')!r}: {exc}") from None
+
+
 # What a package may ask for: a limit is a number within these bounds (inclusive), never 0
 # (0 would mean "no limit" to the sandbox's memory cap) nor one past what a worker can give.
 LIMIT_BOUNDS: dict[str, tuple[type, float, float]] = {
@@ -272,6 +281,7 @@ def load_package(path: Path | str) -> ProblemPackage:
                     args=s["args"],
                     baseline=s.get("baseline", bench_raw["baseline"]),
                     case=s.get("case"),
+                    cost=_cost(path, s),
                 )
                 for s in bench_raw.get("shapes", [])
             ],

@@ -14,6 +14,7 @@ from judge_site.catalog.models import Difficulty
 from judge_site.submissions.models import Status, Submission
 from judge_site.submissions.selectors import content_key
 from judge_site.submissions.services import judging_route
+from judge_site.submissions.statistics import problem_statistics
 
 RESUME_RECENT_MIN = 10
 
@@ -76,6 +77,7 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             "code": selectors.draft_code(request.user, problem) or problem.starter_code,
             # A practice problem's solution notes: shown after the user's accepted Submit.
             "solution_notes": selectors.practice_notes(request.user, problem),
+            "stats": problem_statistics(problem),
         },
     )
 

@@ -17,7 +17,7 @@ from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.core import requests
 from judge_site.courses import selectors as course_selectors
-from judge_site.submissions import selectors, services
+from judge_site.submissions import roofline, selectors, services
 from judge_site.submissions.models import Status, VerdictChoice
 
 
@@ -82,6 +82,10 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "data": selectors.submission_to_json(submission),
             "can_see_code": can_see_code or course_selectors.instructor_may_read(request.user, submission),
             "bars": _bars(submission.benchmark),
+            "shapes": roofline.shape_rows(submission.benchmark),
+            "roof": roofline.roofline(
+                submission.benchmark, submission.environment, submission.problem.manifest or {}
+            ),
             "live": submission.status != Status.DONE,
             "judged_s": (
                 (submission.finished_at - submission.started_at).total_seconds()

@@ -38,9 +38,11 @@ import math
 import random
 import statistics
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sandbox.backends.cpu_sets import CONTENDED_CPU_PRESSURE, PressureMeter
+from sandbox.bench.peak import Peak, SpeedOfLight, speed_of_light
 from sandbox.bench.stats import paired_ratio, quartiles, relative_error, spread
 from sandbox.bench.timing import (
     FINE_BUDGET_CONTENDED_S,
@@ -56,10 +58,12 @@ from sandbox.bench.timing import (
 )
 from sandbox.bench.trust import (
     POLICY,
+    Finding,
     TrustPolicy,
     baseline_quiet_cap,
     baseline_waited,
     check_times,
+    faster_than_light,
     merged,
     needs_quiet_cap,
     quiet_wait_share,
@@ -79,6 +83,7 @@ __all__ = [
     "bench_shape",
     "check_times",
     "combine",
+    "confirmed_light",
     "comparison_case",
     "quartiles",
     "relative_error",
@@ -98,9 +103,13 @@ def bench_shape(
     rng: random.Random,
     cases: list[Case],
     policy: TrustPolicy = POLICY,
+    peak: Peak | None = None,
+    remeasure: Callable[[], Peak | None] | None = None,
 ) -> tuple[BenchmarkResult | None, TestResult | None]:
     """(result, None), or (None, a WA test result) when a timed output was wrong.
-    ``baseline_fn``: the baseline's function name in the baseline's sandbox."""
+    ``baseline_fn``: the baseline's function name in the baseline's sandbox; ``peak``: the
+    machine's limits, which with the shape's cost model give its speed of light;
+    ``remeasure``: measures them again (before a time is rejected as faster than light)."""
     assert package.benchmark is not None
     timeout_s = package.limits.time_s + 0.5
     verifier = Verifier(package, shape, cases)
@@ -178,6 +187,10 @@ def bench_shape(
         base_ns = float(statistics.median(base.times_ns))
         bounded = ""
     base_ms = base_ns / 1e6
+    light = speed_of_light(shape.cost, peak) if shape.cost is not None and peak is not None else None
+    if light is not None and finding.trust != Trust.REJECTED:
+        light = confirmed_light(shape, light, statistics.median(sub.times_ns) / 1e6, remeasure)
+        finding = faster_than_light(statistics.median(sub.times_ns), light.sol_ms * 1e6) or finding
     common = {
         "baseline_ms": base_ms,
         "repetitions": len(sub.times_ns),
@@ -186,20 +199,7 @@ def bench_shape(
         "rule": finding.rule,
     }
     if finding.trust == Trust.REJECTED:
-        # Only the grader's clock and the baseline's sandbox are trusted now: the submission's
-        # time is its round trip less the channel's cost (the baseline's smallest gap), which
-        # errs on the slow side.
-        channel_ns = max(0, min(base.gaps_ns))
-        sub_ns = max(
-            statistics.median(sub.round_trips_ns) - channel_ns, statistics.median(sub.times_ns)
-        )
-        sub_ms = sub_ns / 1e6
-        return BenchmarkResult(
-            speedup=base_ms / sub_ms,
-            submission_ms=sub_ms,
-            note=f"timing rejected: {finding.message}; speedup from the grader's own clock",
-            **common,  # type: ignore[arg-type]
-        ), None
+        return _rejected(sub, base, base_ms, finding, light, common), None
     # The speedup is the median of the rounds' own ratios: both calls of a round run within
     # milliseconds of each other, so a burst of load on the host slows both and leaves their
     # ratio (a ratio of the two medians takes each call's luck separately). The quiet cap and
@@ -215,14 +215,82 @@ def bench_shape(
         * (base_ns / statistics.median(base.times_ns))
         * (sub_median / (sub_median + finding.charge_ns))
     )
+    submission_ms = base_ms / speedup
+    if light is not None and submission_ms < light.sol_ms:  # the speedup implies a time below it
+        light = confirmed_light(shape, light, submission_ms, remeasure)
+    if light is not None and submission_ms < light.sol_ms:
+        finding = faster_than_light(submission_ms * 1e6, light.sol_ms * 1e6) or finding
+        common.update(trust=finding.trust, rule=finding.rule)
+        return _rejected(sub, base, base_ms, finding, light, common), None
     return BenchmarkResult(
         speedup=speedup,
-        submission_ms=base_ms / speedup,
+        submission_ms=submission_ms,
         submission_spread=spread([float(t) for t in sub.times_ns]),
         baseline_spread=spread([float(t) for t in base.times_ns]),
         note="; ".join(part for part in (finding.message, bounded) if part),
+        shapes=[shape_entry(shape.name, submission_ms, base_ms, light)],
         **common,  # type: ignore[arg-type]
     ), None
+
+
+def confirmed_light(
+    shape: BenchShape,
+    light: SpeedOfLight,
+    submission_ms: float,
+    remeasure: Callable[[], Peak | None] | None,
+) -> SpeedOfLight:
+    """The shape's speed of light, measured again before a time below it is rejected: a
+    measurement taken in a busy moment understates the machine (the best figures are kept),
+    and honest code must not pay for it."""
+    if submission_ms >= light.sol_ms or remeasure is None or shape.cost is None:
+        return light
+    again = remeasure()
+    newer = speed_of_light(shape.cost, again) if again is not None else None
+    return newer if newer is not None and newer.sol_ms < light.sol_ms else light
+
+
+def _rejected(
+    sub: Series,
+    base: Series,
+    base_ms: float,
+    finding: Finding,
+    light: SpeedOfLight | None,
+    common: dict[str, object],
+) -> BenchmarkResult:
+    """A rejected timing: only the grader's clock and the baseline's sandbox are trusted now.
+    The submission's time is its round trip less the channel's cost (the baseline's smallest
+    gap), which errs on the slow side, and never below the shape's speed of light."""
+    channel_ns = max(0, min(base.gaps_ns))
+    sub_ns = max(
+        statistics.median(sub.round_trips_ns) - channel_ns, statistics.median(sub.times_ns)
+    )
+    sub_ms = sub_ns / 1e6
+    if light is not None:
+        sub_ms = max(sub_ms, light.sol_ms)
+    return BenchmarkResult(
+        speedup=base_ms / sub_ms,
+        submission_ms=sub_ms,
+        note=f"timing rejected: {finding.message}; speedup from the grader's own clock",
+        shapes=[shape_entry(str(common["shape"]), sub_ms, base_ms, light)],
+        **common,  # type: ignore[arg-type]
+    )
+
+
+def shape_entry(
+    name: str, submission_ms: float, baseline_ms: float, light: SpeedOfLight | None
+) -> dict[str, object]:
+    """One object of ``benchmark.shapes``: the shape's times, speedup and speed of light."""
+    return {
+        "name": name,
+        "submission_ms": submission_ms,
+        "baseline_ms": baseline_ms,
+        "speedup": baseline_ms / submission_ms if submission_ms > 0 else None,
+        "sol_ms": light.sol_ms if light is not None else None,
+        "sol_fraction": light.sol_ms / submission_ms if light and submission_ms > 0 else None,
+        "bound": light.bound if light is not None else None,
+    }
+
+
 
 
 def waited_note(base: Series, quiet_blocks: list[Series | None]) -> str:
@@ -271,6 +339,7 @@ def combine(results: list[BenchmarkResult]) -> BenchmarkResult:
         trust=Trust.worst([r.trust for r in results]),
         rule="; ".join(sorted({r.rule for r in results if r.rule})),
         note=f"geometric mean over shapes; {notes}" + (f"; {extra}" if extra else ""),
+        shapes=[entry for r in results for entry in r.shapes],
     )
 
 
@@ -281,6 +350,8 @@ def run_benchmark(
     device: str,
     baseline_names: dict[str, str],
     cases: list[Case],
+    peak: Peak | None = None,
+    remeasure: Callable[[], Peak | None] | None = None,
 ) -> tuple[BenchmarkResult | None, TestResult | None]:
     """(result, None), or (None, a WA test result) when a timed output was wrong.
     ``base_session``: the baseline's own sandbox, its file loaded; ``baseline_names``: each
@@ -295,7 +366,8 @@ def run_benchmark(
     for shape in bench.shapes:
         baseline_fn = baseline_names[shape.baseline or bench.baseline]
         result, wrong = bench_shape(
-            sub_session, base_session, package, shape, baseline_fn, device, budget, rng, cases
+            sub_session, base_session, package, shape, baseline_fn, device, budget, rng, cases,
+            peak=peak, remeasure=remeasure,
         )
         if wrong is not None:
             return None, wrong

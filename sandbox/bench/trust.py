@@ -54,6 +54,11 @@ that no student code ever touches (sandbox/bench/timing.py), so its series is th
   order as what the threshold admits (a few per cent at most), and bytes sent out of turn
   reach the grader as the next reply: anything but a well-formed one ends the judging.
 
+* ``faster_than_light``: a submission whose median reported time (or the time its speedup
+  implies) is below the shape's speed of light (``sol_ms``, sandbox/bench/peak.py: the
+  shape's cost model against the machine's measured limits) did what no machine can; the
+  timing is rejected, and the time shown is never below the speed of light.
+
 An excess of either kind (gap, prepare) up to ``charge_max_fraction`` of the submission's own time is charged
 to it (honest code that runs long causes some on a busy machine: preempted at the end of its
 time slice, the allocator left in another state); beyond, the timing is rejected.
@@ -206,6 +211,19 @@ def prepare_excess(sub: Series, base: Series, policy: TrustPolicy) -> Finding | 
 Rule = Callable[[Series, Series, TrustPolicy], "Finding | None"]
 # In order: the first rejection is the diagnosis; charges add up.
 RULES: tuple[Rule, ...] = (time_within_round_trip, time_above_floor, gap_excess, prepare_excess)
+
+
+def faster_than_light(submission_ns: float, sol_ns: float) -> Finding | None:
+    """Rejected when ``submission_ns`` (its median reported time, or the time its speedup
+    implies) is below the speed of light ``sol_ns`` of the shape: physically impossible."""
+    if sol_ns <= 0 or submission_ns >= sol_ns:
+        return None
+    return Finding(
+        "faster_than_light",
+        Trust.REJECTED,
+        f"a reported time of {submission_ns / 1e6:.4f} ms is below the shape's speed of light "
+        f"({sol_ns / 1e6:.4f} ms): no machine moves its bytes and does its arithmetic that fast",
+    )
 
 
 def check_times(sub: Series, base: Series, policy: TrustPolicy = POLICY) -> Finding:

@@ -28,6 +28,8 @@ import torch
 
 from sandbox import wire
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
+from sandbox.bench.peak import CACHE as PEAKS
+from sandbox.bench.peak import PROBE, Peak, machine_peak, with_probe
 from sandbox.compare import compare
 from sandbox.contracts import BenchmarkResult, Mode, TestResult, Verdict
 from sandbox.feedback import explain
@@ -74,15 +76,27 @@ class TensorKind(Kind):
         self.reference = package.load_reference()
         self.secret = judging.secret_seed if judging.secret_seed is not None else secrets.randbits(63)
         self.baseline: tuple[str, dict[str, str]] | None = None  # file, names of the baselines
+        self.student_box: Sandbox | None = None  # stopped while the machine is measured
+        self.probed = False  # the baseline's sandbox was asked for the machine's limits
         bench = package.benchmark
         if judging.mode == Mode.SUBMIT and bench and bench.shapes:
             try:
-                self.baseline = baseline_file(
-                    sorted({s.baseline or bench.baseline for s in bench.shapes}),
-                    judging.kernels_root,
+                self.baseline = with_probe(
+                    baseline_file(
+                        sorted({s.baseline or bench.baseline for s in bench.shapes}),
+                        judging.kernels_root,
+                    )
                 )
             except (PackageError, OSError, SyntaxError) as exc:
                 raise PrepareError(f"baseline kernel failed to load: {exc}") from None
+        elif (
+            judging.mode == Mode.SUBMIT
+            and package.device == "cpu"
+            and not PEAKS.fresh((judging.backend.name, "cpu"))
+        ):
+            # No benchmark, yet every Submit records the machine's limits: a sandbox for the
+            # probe alone, once per grader process and hour (sandbox/bench/peak.py).
+            self.baseline = with_probe(("", {}))
 
     def cases(self) -> list[tuple[str, bool]]:
         return [(c.name, c.public) for c in self._cases]
@@ -102,6 +116,15 @@ class TensorKind(Kind):
         with _BaselineBox(self.judging.backend, sibling if self.baseline else None) as box:
             self.sibling = box
             yield
+
+    def start(self, session: Session, hello: dict[str, Any]) -> None:
+        """A Submit records the machine's limits last measured here (a benchmark refreshes
+        them); the student's sandbox is kept to be stopped while they are measured."""
+        self.student_box = session.box
+        if self.judging.mode == Mode.SUBMIT:
+            known = PEAKS.cached(self.peak_key())
+            self.judging.env["peak"] = known.to_json() if known is not None else None
+        return None
 
     def run_case(self, session: Session, index: int) -> TestResult:
         judging = self.judging
@@ -161,14 +184,18 @@ class TensorKind(Kind):
         from sandbox.bench import run_benchmark
 
         judging = self.judging
+        if judging.package.benchmark is None or not judging.package.benchmark.shapes:
+            return None, ""  # the sibling holds the probe alone (``finish`` uses it)
         try:
             base_session, names = self.baseline_session()
         except Fault as fault:
             return None, fault.message
+        peak = self.machine_peak(base_session, names)
         try:
             bench_device = "auto" if judging.package.device != "cpu" else "cpu"
             benchmark, wrong = run_benchmark(
-                session, base_session, judging.package, bench_device, names, self._cases
+                session, base_session, judging.package, bench_device, names, self._cases, peak,
+                lambda: self.machine_peak(base_session, names, force=True),
             )
         except Fault as fault:
             if fault.verdict == Verdict.IE:  # the baseline's sandbox: ours
@@ -178,6 +205,57 @@ class TensorKind(Kind):
             judging.report(wrong)
         goodbye(base_session)
         return benchmark, ""
+
+    def finish(self) -> None:
+        """A Submit whose benchmark did not run (none, or a test failed) while no limits are
+        known in this process: the baseline's sandbox, which holds only trusted code,
+        measures them; a failure is logged, never the student's."""
+        judging = self.judging
+        if judging.mode != Mode.SUBMIT or self.baseline is None or self.probed:
+            return
+        if judging.env.get("peak") is not None:
+            return
+        # Not stopped meanwhile: its program may have ended (a dead container cannot be
+        # paused, and a failed pause turns pausing off for the backend). A figure understated
+        # by code left running there is measured again before it could reject anyone.
+        self.student_box = None
+        try:
+            base_session, names = self.baseline_session()
+        except Exception as exc:  # noqa: BLE001 - the sibling may be gone (an IE path): ours
+            log.warning("no sandbox for the probe of the machine's limits: %s", exc)
+            return
+        self.machine_peak(base_session, names)
+        goodbye(base_session)
+
+    def peak_key(self) -> tuple[str, str]:
+        """The machine's limits are kept per backend and device (a GPU problem's sandbox on a
+        GPU host measures the GPU; a CPU problem's, the CPU set)."""
+        judging = self.judging
+        device = str(judging.env.get("device", "cpu")) if judging.device == "cuda" else "cpu"
+        return judging.backend.name, device
+
+    def machine_peak(
+        self, base_session: Session, names: dict[str, str], force: bool = False
+    ) -> Peak | None:
+        """The machine's limits (sandbox/bench/peak.py), measured in the baseline's sandbox
+        when none fresh are kept (or ``force``), with the student's sandbox stopped (code left
+        spinning there would understate them, and a low figure is kept for an hour); None when
+        the probe fails (logged: the benchmark goes on without a speed of light, nothing the
+        student did)."""
+        self.probed = True
+        key = self.peak_key()
+        box = self.student_box if force or not PEAKS.fresh(key) else None
+        stopped = box is not None and box.quiet(True)
+        try:
+            peak = machine_peak(base_session, names[PROBE], key[1], key[0], force=force)
+        except (Fault, ValueError, TypeError) as exc:
+            log.warning("the probe of the machine's limits failed: %s", exc)
+            return None
+        finally:
+            if stopped and box is not None:
+                box.quiet(False)
+        self.judging.env["peak"] = peak.to_json()
+        return peak
 
     def baseline_session(self) -> tuple[Session, dict[str, str]]:
         """The baseline's own sandbox, its trusted file loaded, and the baselines' names in

@@ -1,0 +1,66 @@
+"""A problem's statistics for its page: acceptance, ``fast_p`` and the spread of accepted
+speedups, over the users who submitted (Submit mode, judged).
+
+``fast_p`` (KernelBench's measure, per user here): the share of users who submitted whose
+best accepted speedup is above ``p``, where the grader believed that timing (a best result
+whose timing was rejected counts as no speedup). The histogram counts each user's best once.
+Read from the aggregates kept with every verdict (``BestResult``, judge_site/submissions/
+stats.py): one row per user of the problem, whatever the length of the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from judge_site.catalog.models import Problem
+from judge_site.submissions.models import BestResult
+
+FAST_P = (1.0, 1.5, 2.0)
+# Histogram bins of speedups: [lower, upper) with a label; the last is open.
+BINS: tuple[tuple[float, float, str], ...] = (
+    (0.0, 0.5, "< 0.5×"),
+    (0.5, 1.0, "0.5-1×"),
+    (1.0, 1.5, "1-1.5×"),
+    (1.5, 2.0, "1.5-2×"),
+    (2.0, 4.0, "2-4×"),
+    (4.0, float("inf"), "≥ 4×"),
+)
+BAR_MAX_PX = 120
+
+
+@dataclass(frozen=True)
+class ProblemStatistics:
+    submitters: int
+    accepted: int  # users with an accepted Submit
+    fast_p: dict[str, float] = field(default_factory=dict)  # "1.0" -> share of submitters
+    histogram: list[dict[str, object]] = field(default_factory=list)  # label, count, px
+
+    @property
+    def acceptance(self) -> float | None:
+        return self.accepted / self.submitters if self.submitters else None
+
+
+def problem_statistics(problem: Problem) -> ProblemStatistics:
+    """The statistics of ``problem`` from its users' best results (one query)."""
+    rows = BestResult.objects.filter(problem=problem, judged__gt=0).values_list(
+        "accepted", "best_speedup", "best_trust"
+    )
+    submitters = accepted = 0
+    best: list[float] = []
+    for solved, speedup, trust in rows.iterator():
+        submitters += 1
+        if solved:
+            accepted += 1
+            if isinstance(speedup, int | float) and speedup > 0 and trust != "rejected":
+                best.append(float(speedup))
+    fast = {
+        f"{p:.1f}": (sum(1 for s in best if s > p) / submitters if submitters else 0.0)
+        for p in FAST_P
+    }
+    counts = [sum(1 for s in best if lo <= s < hi) for lo, hi, _ in BINS]
+    top = max(counts, default=0) or 1
+    histogram = [
+        {"label": label, "count": count, "px": round(BAR_MAX_PX * count / top), "y": 22 * i}
+        for i, ((_, _, label), count) in enumerate(zip(BINS, counts, strict=True))
+    ]
+    return ProblemStatistics(submitters, accepted, fast, histogram if best else [])

@@ -1,0 +1,100 @@
+"""The cost models of benchmark shapes: the expression whitelist, the table's parsing, and the
+package check's floor (bytes at least what the reference reads and returns)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import pytest
+
+from sandbox.check import CheckReport, _cost_checks
+from sandbox.cost import CostError, CostModel, evaluate, parse_cost
+from sandbox.problem import load_package
+
+CATALOG = Path(__file__).resolve().parents[2] / "problems"
+COST_CHECK = "static: cost models are positive, finite and cover the tensors moved"
+
+
+def test_it_evaluates_arithmetic_on_the_parameters() -> None:
+    assert evaluate("4 * B * (T + 1) // 2 - 1", {"B": 2, "T": 3}) == 15
+    assert evaluate("max(N - V, 0) + ceil(N / 3) + 2 ** 3", {"N": 4, "V": 8}) == 10
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "__import__('os').system('true')",
+        "B.real",
+        "open('x')",
+        "[1, 2]",
+        "lambda: 1",
+        "2 ** 100",
+        "B if B else 1",
+        "'a' * 3",
+        "True + 1",
+        "unknown * 2",
+        "1 / 0",
+        "10.0 ** 8 ** 2",
+        "x" * 500,
+    ],
+)
+def test_it_refuses_anything_outside_the_whitelist(expression: str) -> None:
+    with pytest.raises(CostError):
+        evaluate(expression, {"B": 2})
+
+
+def test_it_parses_a_cost_table_and_refuses_malformed_ones() -> None:
+    model = parse_cost({"params": {"N": 8}, "bytes": "4 * N", "flops": 0, "partial": [1]})
+    assert model == CostModel("4 * N", "0", {"N": 8}, (1,))
+    assert model.bytes == 32 and model.flops == 0
+    assert parse_cost(None) is None
+    for bad in (
+        {"bytes": "1"},
+        {"bytes": "1", "flops": "1", "extra": 1},
+        {"bytes": "1", "flops": "1", "params": {"min": 1}},
+        {"bytes": "1", "flops": "1", "partial": [-1]},
+        {"bytes": True, "flops": "1"},
+    ):
+        with pytest.raises(CostError):
+            parse_cost(bad)
+
+
+def test_it_finds_non_positive_bytes_and_negative_flops() -> None:
+    assert CostModel("0", "0").problems() == ["bytes = 0 must be positive"]
+    assert CostModel("1", "-1").problems() == ["flops = -1 must be at least 0"]
+    assert math.isclose(CostModel("1e3", "2").bytes, 1000)
+
+
+def test_every_catalog_shape_48_to_64_has_a_cost_model() -> None:
+    missing = []
+    for folder in sorted(CATALOG.glob("0[456]*")):
+        package = load_package(folder)
+        if 48 <= package.number <= 64 and package.benchmark is not None:
+            missing += [f"{package.number}: {s.name}" for s in package.benchmark.shapes if s.cost is None]
+    assert not missing
+
+
+@pytest.mark.parametrize("folder", ["049-embedding-backward-scatter-add", "061-rotary-position-embedding"])
+def test_the_check_accepts_a_model_that_covers_the_tensors(folder: str) -> None:
+    report = CheckReport(folder, "")
+    _cost_checks(load_package(CATALOG / folder), report)
+    item = next(i for i in report.items if i.name == COST_CHECK)
+    assert item.ok, item.detail
+
+
+def test_the_check_refuses_bytes_below_what_is_read_and_returned() -> None:
+    package = load_package(CATALOG / "061-rotary-position-embedding")
+    assert package.benchmark is not None
+    shape = package.benchmark.shapes[0]
+    assert shape.cost is not None
+    # x read only: the rotated copy it returns is not counted
+    small = dataclasses.replace(shape, cost=dataclasses.replace(shape.cost, bytes_expr="4 * B * H * T * d"))
+    package = dataclasses.replace(
+        package, benchmark=dataclasses.replace(package.benchmark, shapes=[small])
+    )
+    report = CheckReport("061", "")
+    _cost_checks(package, report)
+    item = next(i for i in report.items if i.name == COST_CHECK)
+    assert not item.ok and "below the 16777216 bytes" in item.detail

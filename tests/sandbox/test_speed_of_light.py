@@ -1,0 +1,73 @@
+"""The speed of light through the real grader (toy problem, local backend): the machine's
+limits measured in the baseline's sandbox land in the environment, every shape gets its
+fraction of the speed of light, and a time below it is never shown (rule
+``faster_than_light``). About 10-20 s: two Submits of the toy (the limits measured once)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from conftest import KERNELS_ROOT
+
+from sandbox.backends.base import Backend
+from sandbox.contracts import JudgeResult, Mode, Trust, Verdict
+from sandbox.cost import CostModel
+from sandbox.problem import ProblemPackage
+
+SHAPE_KEYS = {"name", "submission_ms", "baseline_ms", "speedup", "sol_ms", "sol_fraction", "bound"}
+
+
+def judged_with_cost(toy: ProblemPackage, backend: Backend, cost: CostModel) -> JudgeResult:
+    from sandbox.grader import judge
+
+    assert toy.benchmark is not None
+    shapes = [dataclasses.replace(s, cost=cost) for s in toy.benchmark.shapes]
+    bench = dataclasses.replace(toy.benchmark, shapes=shapes, max_time_s=1.0)
+    package = dataclasses.replace(toy, benchmark=bench)
+    source = (toy.path / "solution.py").read_text()
+    return judge(package, source, mode=Mode.SUBMIT, backend=backend, kernels_root=KERNELS_ROOT)
+
+
+def test_every_shape_gets_its_fraction_of_the_speed_of_light(
+    toy: ProblemPackage, local_backend: Backend
+) -> None:
+    # axpy on n = 65536 floats: x and y read, the result written; two operations an element
+    result = judged_with_cost(toy, local_backend, CostModel("12 * n", "2 * n", {"n": 65536}))
+    assert result.verdict == Verdict.AC
+    peak = result.environment["peak"]
+    assert peak["memory_gbps"] > 0 and peak["gflops"] > 0 and peak["measured_at"]
+    bench = result.to_json()["benchmark"]
+    (shape,) = bench["shapes"]
+    assert set(shape) == SHAPE_KEYS and shape["bound"] == "memory"
+    assert 0 < shape["sol_fraction"] <= 1, shape
+    assert shape["sol_fraction"] == shape["sol_ms"] / shape["submission_ms"]
+    assert bench["trust"] != "rejected" or "faster_than_light" not in bench["rule"], bench
+
+
+def test_a_time_below_the_speed_of_light_is_rejected_and_never_shown(
+    toy: ProblemPackage, local_backend: Backend
+) -> None:
+    # A model a million times too large stands for a submission reported faster than light.
+    result = judged_with_cost(toy, local_backend, CostModel("12e6 * n", "0", {"n": 65536}))
+    assert result.verdict == Verdict.AC
+    bench = result.benchmark
+    assert bench is not None and bench.trust == Trust.REJECTED, bench
+    assert "faster_than_light" in bench.rule and "speed of light" in bench.note
+    (shape,) = bench.shapes
+    assert shape["submission_ms"] >= shape["sol_ms"] and shape["sol_fraction"] <= 1
+    assert bench.submission_ms >= shape["sol_ms"]
+
+
+def test_a_submit_without_a_benchmark_records_the_limits_too(
+    toy: ProblemPackage, local_backend: Backend
+) -> None:
+    from sandbox.bench.peak import CACHE
+    from sandbox.grader import judge
+
+    CACHE.clear()  # nothing measured in this process yet: a sandbox for the probe alone
+    package = dataclasses.replace(toy, benchmark=None)
+    source = (toy.path / "solution.py").read_text()
+    result = judge(package, source, mode=Mode.SUBMIT, backend=local_backend, kernels_root=KERNELS_ROOT)
+    assert result.verdict == Verdict.AC and result.benchmark is None
+    assert result.environment["peak"]["memory_gbps"] > 0
+    assert result.environment["baseline_sandbox"] == "local"  # measured beside, never in the student's
