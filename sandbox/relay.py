@@ -10,7 +10,7 @@ engine, starts them on its behalf and relays their frames. Both sides speak in f
 grader -> launcher, each with a request id ``rid``:
   ``{"rpc": "start", "trusted": bool, "spec": {...}}``       -> ``{"box": id, "environment": {...}}``
   ``{"rpc": "send", "box": id}`` + the frame as blob         -> ``{}``
-  ``{"rpc": "recv", "box": id, "timeout_s": t}``             -> ``{}`` + the frame as blob
+  ``{"rpc": "recv", "box": id, "timeout_s": t}``             -> ``{"processes": n}`` + the frame
   ``{"rpc": "close" | "discard", "box": id}``                -> ``{"exit": {...}}`` / ``{}``
   ``{"rpc": "quiet", "box": id, "on": bool}``                -> ``{"value": bool}``
   ``{"rpc": "cpu_ns" | "processes", "box": id}``             -> ``{"value": int | None}``
@@ -189,6 +189,8 @@ class RelaySandbox(Sandbox):
         self._environment = environment
         self._exit: SandboxExit | None = None
         self._closed = False
+        self._processes: int | None = None  # the count that came with the last frame
+        self._fresh = False
 
     def _call(self, rpc: str, blob: bytes = b"", **fields: Any) -> tuple[dict[str, Any], bytes]:
         reply, data = self._channel.request({"rpc": rpc, "box": self._box, **fields}, blob)
@@ -196,10 +198,14 @@ class RelaySandbox(Sandbox):
         return reply, data
 
     def send(self, frame: bytes) -> None:
+        self._fresh = False
         self._call("send", frame)
 
     def recv(self, timeout_s: float) -> bytes:
-        return self._call("recv", timeout_s=float(timeout_s))[1]
+        reply, frame = self._call("recv", timeout_s=float(timeout_s))
+        count = reply.get("processes")
+        self._processes, self._fresh = (count if type(count) is int else None), "processes" in reply
+        return frame
 
     def close(self) -> SandboxExit:
         if not self._closed:
@@ -231,6 +237,10 @@ class RelaySandbox(Sandbox):
         return value if type(value) is int else None
 
     def processes(self) -> int | None:
+        """The count read with the last frame when nothing was sent since, else asked for."""
+        if self._fresh:
+            self._fresh = False
+            return self._processes
         value = self._call("processes")[0].get("value")
         return value if type(value) is int else None
 
@@ -267,7 +277,10 @@ class BoxService:
                 timeout = message.get("timeout_s")
                 if not isinstance(timeout, int | float) or not 0 <= timeout <= 24 * 3600:
                     return {"error": {"type": "SandboxError", "message": "bad timeout"}}, b""
-                return {}, box.recv(float(timeout))
+                frame = box.recv(float(timeout))
+                # The count the grader asks for right after every reply (sandbox/session.py):
+                # read here, it saves a round trip through the relay per test.
+                return {"processes": box.processes()}, frame
             if rpc == "close":
                 with self._lock:
                     self.boxes.pop(message["box"], None)

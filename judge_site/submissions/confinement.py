@@ -80,9 +80,14 @@ def _spec(labels: dict[str, str]) -> SandboxSpec:
     )
 
 
-def graders(backend_name: str, labels: dict[str, str] | None = None) -> ConfinedGraders:
+def graders(
+    backend_name: str, labels: dict[str, str] | None = None, cpuset: str | None = None
+) -> ConfinedGraders:
     """This process's graders for a backend ("docker": containers; "local": subprocesses
-    with an empty environment, for development and the suite)."""
+    with an empty environment, for development and the suite). ``cpuset``: the worker
+    process's CPU set, where its grader's work stayed when it ran in the worker (one CPU's
+    quota and one thread: its reference runs and relaying never press on the other
+    processes' timed CPUs)."""
     with _lock:
         found = _graders.get(backend_name)
         if found is not None:
@@ -92,7 +97,7 @@ def graders(backend_name: str, labels: dict[str, str] | None = None) -> Confined
         if image is not None:
             runner = get_backend(
                 "docker", image=image, command=["python3", IMAGE_GRADER_SCRIPT],
-                entrypoint=[], cpus=None, cgroup_root=None,
+                entrypoint=[], cpus=1.0, cpuset=cpuset, cgroup_root=None,
             )
         else:
             # Outside a container (development, a maintainer's command on the host): a

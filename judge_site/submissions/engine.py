@@ -369,7 +369,7 @@ def judge_source(
     try:
         if confinement.confined(backend.name):
             graders = confinement.graders(
-                backend.name, {WORKER_LABEL: _worker_name} if _worker_name else {}
+                backend.name, {WORKER_LABEL: _worker_name} if _worker_name else {}, _cpuset
             )
             result = graders.judge(
                 package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
