@@ -22,15 +22,35 @@ PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml
 FUNCTIONS = sorted(
     {fn for p in PROBLEMS for fn in tomllib.loads((p / "problem.toml").read_text())["functions"]}
 )
+
+
+def _reference_headers() -> dict[str, list[str]]:
+    """Each problem function's reference signature (``def name(...) -> ...:`` as written in
+    kernels/), the whitespace removed. A file that holds one holds the reference; a file that
+    only defines a function of the same name does not (``random.sample`` is no solution to 74)."""
+    headers: dict[str, list[str]] = {}
+    for module in sorted((ROOT / "kernels").glob("*.py")):
+        lines = module.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, ast.FunctionDef) and node.name in FUNCTIONS:
+                header = "".join(lines[node.lineno - 1 : node.body[0].lineno - 1])
+                headers.setdefault(node.name, []).append("".join(header.split()))
+    return headers
+
+
+REFERENCE_HEADERS = _reference_headers()
 # Trees a scan of an image skips: the libraries themselves (torch's own code is no solution).
 LIBRARY_TREES = ("/site-packages/torch/", "/site-packages/numpy/", "/opt/triton/")
 
 SCAN = r"""
 import json, os, sys
-functions = json.loads(sys.argv[1])
+headers = json.loads(sys.argv[1])
+functions = sorted(headers)
+blank = bytes(range(33))
+top = sys.argv[3] if len(sys.argv) > 3 else "/"
 skip = tuple(json.loads(sys.argv[2]))
 found, kernels = [], []
-for root, dirs, files in os.walk("/", onerror=lambda e: None):
+for root, dirs, files in os.walk(top, onerror=lambda e: None):
     if root in ("/proc", "/sys", "/dev"):
         dirs[:] = []
         continue
@@ -48,8 +68,13 @@ for root, dirs, files in os.walk("/", onerror=lambda e: None):
                 data = f.read()
         except OSError:
             continue
+        squeezed = None
         for fn in functions:
-            if b"def " + fn.encode() + b"(" in data:
+            if b"def " + fn.encode() + b"(" not in data:
+                continue
+            if squeezed is None:
+                squeezed = data.translate(None, blank)
+            if any(h.encode() in squeezed for h in headers[fn]):
                 found.append((path, fn))
 print(json.dumps({"found": found, "kernels": kernels}))
 """
@@ -78,6 +103,23 @@ def test_no_starter_or_tagged_solution_imports_kernels(file: Path) -> None:
     assert not _imports_kernels(ast.parse(file.read_text(), filename=str(file))), file
 
 
+def test_the_image_scan_finds_a_reference_copy_and_not_a_namesake(tmp_path: Path) -> None:
+    """The scan below is only worth its green if it would see a reformatted copy of a
+    reference, and only usable if a library's own ``def sample(`` is not one."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "random_like.py").write_text("def sample(population, k):\n    return population[:k]\n")
+    copy = (ROOT / "kernels" / "sampling.py").read_text().replace("    ", "\t")
+    (tmp_path / "lib" / "hidden_copy.py").write_text(copy)
+    out = subprocess.run(
+        [sys.executable, "-c", SCAN, json.dumps(REFERENCE_HEADERS), json.dumps(LIBRARY_TREES), str(tmp_path)],
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    found = {(Path(path).name, fn) for path, fn in json.loads(out.stdout.strip().splitlines()[-1])["found"]}
+    assert ("hidden_copy.py", "sample") in found and ("hidden_copy.py", "sampling_probs") in found
+    assert not any(name == "random_like.py" for name, _ in found), found
+    assert set(REFERENCE_HEADERS) == set(FUNCTIONS), "every problem function has a reference in kernels/"
+
+
 def _require_image(client: Any, image: str) -> None:
     try:
         client.images.get(image)
@@ -97,7 +139,7 @@ def test_no_file_of_a_sandbox_image_defines_a_problems_function(
     _require_image(docker_client, image)
     out = docker_client.containers.run(
         image,
-        ["python3", "-c", SCAN, json.dumps(FUNCTIONS), json.dumps(LIBRARY_TREES)],
+        ["python3", "-c", SCAN, json.dumps(REFERENCE_HEADERS), json.dumps(LIBRARY_TREES)],
         remove=True,
         network_mode="none",
         user="0:0",

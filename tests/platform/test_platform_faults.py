@@ -160,8 +160,9 @@ def _judged_counts(stack: Stack) -> Counter[int]:
 
 
 def _sandboxes_left(stack: Stack) -> list[str]:
-    """Sandboxes the worker left behind: any labelled with its node name (every judging
-    removes its own), and warm ones its host started before the worker's current run."""
+    """Sandboxes the worker left behind: any judging sandbox labelled with its node name
+    (every judging removes its own), and warm ones and confined graders (both live across
+    judgings) its host started before the worker's current run."""
     import docker
 
     client = docker.from_env()
@@ -175,9 +176,17 @@ def _sandboxes_left(stack: Stack) -> list[str]:
     ):
         labels = c.attrs.get("Labels") or {}
         created = float(labels.get("tensor-judge.created", "0"))
-        if labels.get("tensor-judge.worker") == f"cpu@{host}":
+        before_restart = created < started.timestamp() - 1
+        if labels.get("tensor-judge.worker") != f"cpu@{host}":
+            pass
+        elif labels.get("tensor-judge.role") == "grader":
+            # the worker's confined graders live across judgings; one from before its
+            # restart is left behind
+            if before_restart:
+                left.append(f"{c.short_id} (grader, from before the worker's restart)")
+        else:
             left.append(f"{c.short_id} (judging sandbox, {c.attrs.get('State')})")
-        elif labels.get("tensor-judge.pool-owner") == host and created < started.timestamp() - 1:
+        if labels.get("tensor-judge.pool-owner") == host and before_restart:
             left.append(f"{c.short_id} (warm, from before the worker's restart)")
     return left
 
