@@ -291,7 +291,7 @@ JUDGE_SANDBOX_IMAGES = envlist("JUDGE_SANDBOX_IMAGES", "triton=tensor-judge-sand
 JUDGE_GPU_IDS = envlist("JUDGE_GPU_IDS", "")
 # Whether workers consume the "gpu" queue (compose: --profile gpu). Without them a GPU problem
 # whose kernels are Triton is judged by the CPU workers in Triton's interpreter, and any other
-# GPU problem is refused at submit time (services.judging_route); its page says so.
+# GPU problem is refused at submit time (routing.judging_route); its page says so.
 JUDGE_GPU_ENABLED = envbool("JUDGE_GPU_ENABLED", "false")
 # Sandboxes each worker process keeps started ahead (docker, CPU problems): a judging then
 # skips the container start and the runner's torch import. 0 = none.

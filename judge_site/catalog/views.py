@@ -12,8 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
 from judge_site.submissions.models import Status, Submission
+from judge_site.submissions.routing import judging_route
 from judge_site.submissions.selectors import content_key
-from judge_site.submissions.services import judging_route
 from judge_site.submissions.statistics import problem_statistics
 
 RESUME_RECENT_MIN = 10

@@ -1,82 +1,21 @@
-"""Staff tasks (thin wrappers around services) and the workers' heartbeat."""
+"""Staff tasks: thin wrappers around the services. The workers' heartbeat is in heartbeat.py
+(imported here so that its signal handlers are connected in every worker)."""
 
 from __future__ import annotations
 
-import json
-import logging
-import os
-import threading
-import time
-from typing import Any
-
 from celery import shared_task
-from celery.signals import worker_ready, worker_shutdown
-from django.conf import settings
 
-logger = logging.getLogger(__name__)
-
-# A checked package may judge dozens of solutions: far longer than one judging may take.
-CHECK_SOFT_LIMIT_S = 1800
-HEARTBEAT_EVERY_S = 10.0
-HEARTBEAT_TTL_S = 35
-HEARTBEAT_PREFIX = "tensor-judge:worker:"
-_stop = threading.Event()
+from judge_site.staff import heartbeat  # noqa: F401  (connects the heartbeat's signals)
+from judge_site.staff.services.packages import CHECK_SOFT_LIMIT_S, version_check
+from judge_site.staff.services.rejudge import rejudge_item_judge
 
 
 @shared_task(acks_late=True, name="staff.check_version",
              soft_time_limit=CHECK_SOFT_LIMIT_S, time_limit=CHECK_SOFT_LIMIT_S + 60)
 def check_version(version_id: int) -> str:
-    from judge_site.staff.services.packages import version_check
-
     return version_check(int(version_id))
 
 
 @shared_task(acks_late=True, name="staff.rejudge_item")
 def rejudge_item(item_id: int) -> str:
-    from judge_site.staff.services.rejudge import rejudge_item_judge
-
     return rejudge_item_judge(int(item_id))
-
-
-def _redis() -> Any:
-    import redis
-
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=3, socket_connect_timeout=3)
-
-
-def _beat(hostname: str, queues: list[str]) -> None:
-    key = HEARTBEAT_PREFIX + hostname
-    client = _redis()
-    while not _stop.is_set():
-        try:
-            value = json.dumps({"hostname": hostname, "queues": queues, "pid": os.getpid(),
-                                "at": time.time()})
-            client.set(key, value, ex=HEARTBEAT_TTL_S)
-        except Exception as exc:  # Redis away for a moment: the next beat tries again
-            logger.warning("worker heartbeat failed: %s", exc)
-        _stop.wait(HEARTBEAT_EVERY_S)
-
-
-@worker_ready.connect
-def _start_heartbeat(sender: Any = None, **_: Any) -> None:
-    """Every worker writes a key with a short expiry every few seconds; the dashboard counts
-    the live ones (a worker busy judging in a solo pool still beats: this is a thread)."""
-    hostname = str(getattr(sender, "hostname", "") or f"worker@{os.uname().nodename}")
-    try:
-        queues = sorted(sender.app.amqp.queues.consume_from)
-    except Exception:  # noqa: BLE001  (the names are for the dashboard only)
-        queues = []
-    _stop.clear()
-    threading.Thread(target=_beat, args=(hostname, queues), daemon=True,
-                     name="heartbeat").start()
-
-
-@worker_shutdown.connect
-def _stop_heartbeat(sender: Any = None, **_: Any) -> None:
-    _stop.set()
-    hostname = str(getattr(sender, "hostname", "") or "")
-    if hostname:
-        try:
-            _redis().delete(HEARTBEAT_PREFIX + hostname)
-        except Exception:  # noqa: BLE001
-            pass

@@ -66,7 +66,7 @@ def submission_queue_position(submission: Submission) -> int | None:
     if submission.status != Status.QUEUED:
         return None
     ahead = Submission.objects.filter(status=Status.QUEUED, created_at__lt=submission.created_at)
-    # Without GPU workers every judging waits for the CPU workers (services.judging_route).
+    # Without GPU workers every judging waits for the CPU workers (routing.judging_route).
     if settings.JUDGE_GPU_ENABLED and submission.problem.device == Device.GPU:
         ahead = ahead.filter(problem__device=Device.GPU)
     elif settings.JUDGE_GPU_ENABLED:

@@ -20,14 +20,15 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ImproperlyConfigured
 from django.db import InterfaceError, OperationalError, connections, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from judge_site.catalog.models import Device, Problem
+from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
+from judge_site.core.queueing import enqueue
 from judge_site.submissions import stats
 from judge_site.submissions.models import (
     Mode,
@@ -36,6 +37,7 @@ from judge_site.submissions.models import (
     VerdictChoice,
     fields_from_result,
 )
+from judge_site.submissions.routing import judging_route, queue_for
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -81,55 +83,11 @@ class JudgeOutcome:
     detail: str = ""
 
 
-@dataclass(frozen=True)
-class Route:
-    """Where a problem's judgings go on this site: a Celery queue, or None (refused, ``note``
-    says why); ``note`` also says when a GPU problem is judged on CPU instead."""
-
-    queue: str | None
-    note: str = ""
-
-
-def judging_route(problem: Problem) -> Route:
-    """The queue whose workers can judge ``problem`` now.
-
-    GPU problems go to the ``gpu`` queue when this site has GPU workers (JUDGE_GPU_ENABLED).
-    Without them, a GPU problem whose kernels are Triton (problem.toml ``requires`` triton,
-    mapped to a sandbox image in JUDGE_SANDBOX_IMAGES) is judged by the CPU workers in Triton's
-    interpreter (correctness, and a speed comparison on CPU); any other GPU problem cannot be
-    judged here and is refused at submit time, never left waiting for a worker that is not there.
-    """
-    if problem.device != Device.GPU:
-        return Route("cpu")
-    if settings.JUDGE_GPU_ENABLED:
-        return Route("gpu")
-    requires = [str(r) for r in (problem.manifest or {}).get("requires", [])]
-    mapped = {entry.partition("=")[0].strip() for entry in settings.JUDGE_SANDBOX_IMAGES}
-    if "triton" in requires and set(requires) <= mapped:
-        return Route(
-            "cpu",
-            "judged on CPU in Triton's interpreter (this site has no GPU worker): "
-            "correctness as on a GPU, times are the CPU's",
-        )
-    return Route(
-        None,
-        f"problem {problem.number} needs a GPU and this site has no GPU worker: "
-        "it cannot be judged here",
-    )
-
-
-def queue_for(problem: Problem) -> str:
-    """The queue of ``problem``'s judgings ("cpu" when it cannot be judged here at all)."""
-    return judging_route(problem).queue or "cpu"
-
-
 def _enqueue(submission_id: int, queue: str, countdown: float = 0) -> None:
     """Send the judging to the broker. A broker that is down is logged, not raised: the
     submission is queued in the database, and the reaper sends it again (submission_reap_stuck)."""
-    from judge_site.submissions.tasks import judge_submission
-
     try:
-        judge_submission.apply_async((submission_id,), queue=queue, countdown=countdown)
+        enqueue("submissions.judge_submission", (submission_id,), queue=queue, countdown=countdown)
     except BROKER_ERRORS as exc:
         logger.warning(
             "submission %s: the broker is unavailable (%s: %s); the reaper will send it again",
@@ -507,103 +465,7 @@ def _finish_internal(submission_id: int, token: Any, message: str) -> int:
     return _db_retry(f"submission {submission_id}: IE", write)
 
 
-def _give_back(sub: Submission, now: Any) -> str:
-    """A running judging whose worker is gone: queued again with a new token (so the old
-    worker's writes, if it ever comes back, touch zero rows), or IE after MAX_ATTEMPTS claims.
-    Returns "requeued", "failed", or "" when it changed meanwhile."""
-    guard = Submission.objects.filter(
-        pk=sub.pk, status=Status.RUNNING, attempt_token=sub.attempt_token
-    )
-    if sub.attempts < MAX_ATTEMPTS:
-        if guard.update(
-            status=Status.QUEUED,
-            attempt_token=None,
-            started_at=None,
-            heartbeat_at=None,
-            queued_at=now,
-            worker="",
-            tests=[],
-        ):
-            logger.warning("submission %s: its worker is gone; queued again", sub.pk)
-            _enqueue(sub.pk, queue_for(sub.problem))
-            return "requeued"
-        return ""
-    if _finish(
-        guard,
-        sub,
-        status=Status.DONE,
-        verdict=VerdictChoice.IE,
-        message=(
-            f"internal error: the judging did not finish after {sub.attempts} attempts "
-            "(its worker was lost each time)"
-        ),
-        finished_at=now,
-    ):
-        return "failed"
-    return ""
-
-
 def _worker_name() -> str:
     from judge_site.submissions import engine
 
     return engine.worker_name()
-
-
-def submission_give_back_own(worker: str) -> int:
-    """At a worker's start, before its first judging: the judgings still ``running`` under its
-    node name were cut short when its previous run died; give them back at once instead of
-    waiting for their heartbeat to go stale. Returns how many."""
-    if not worker:
-        return 0
-    now = timezone.now()
-    mine = Submission.objects.filter(status=Status.RUNNING, worker=worker)
-    return sum(1 for sub in mine.select_related("problem") if _give_back(sub, now))
-
-
-def submission_reap_stuck(now: Any = None) -> dict[str, int]:
-    """Find the judgings nobody is working on, and give them to a worker again.
-
-    - ``running`` whose heartbeat is older than JUDGE_HEARTBEAT_STALE_S (its worker died, or
-      lost the database for that long), or that outlived the task's hard time limit: queued
-      again with a new token, so the old worker's writes, if it ever comes back, touch zero
-      rows; after MAX_ATTEMPTS claims it ends IE with a message instead.
-    - ``queued`` for longer than JUDGE_REQUEUE_AFTER_S with no message for it in the broker
-      (lost with a failed task, a Redis restart, a dead worker): sent again.
-
-    Returns counts: requeued (running -> queued), failed (-> IE), resent (queued, sent again).
-    """
-    now = now or timezone.now()
-    stale = now - timedelta(seconds=settings.JUDGE_HEARTBEAT_STALE_S)
-    too_long = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    requeued = failed = resent = 0
-    stuck = Submission.objects.filter(status=Status.RUNNING).filter(
-        Q(heartbeat_at__lt=stale)
-        | Q(heartbeat_at__isnull=True, started_at__lt=stale)
-        | Q(started_at__lt=too_long)
-    )
-    for sub in stuck.select_related("problem"):
-        outcome = _give_back(sub, now)
-        requeued += outcome == "requeued"
-        failed += outcome == "failed"
-
-    waited = now - timedelta(seconds=settings.JUDGE_REQUEUE_AFTER_S)
-    waiting = list(
-        Submission.objects.filter(status=Status.QUEUED)
-        .filter(Q(queued_at__lt=waited) | Q(queued_at__isnull=True, created_at__lt=waited))
-        .select_related("problem")
-    )
-    if waiting:
-        from judge_site.submissions.broker import live_submission_ids
-
-        live = live_submission_ids(
-            {queue_for(sub.problem) for sub in waiting}, settings.JUDGE_REQUEUE_AFTER_S
-        )
-        for sub in waiting:
-            if live is not None and sub.pk in live:
-                continue
-            if Submission.objects.filter(
-                pk=sub.pk, status=Status.QUEUED, queued_at=sub.queued_at
-            ).update(queued_at=now):
-                resent += 1
-                _enqueue(sub.pk, queue_for(sub.problem))
-    return {"requeued": requeued, "failed": failed, "resent": resent}

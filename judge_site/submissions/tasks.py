@@ -15,7 +15,7 @@ from celery.signals import (
 )
 from django.conf import settings
 
-from judge_site.submissions import engine, services
+from judge_site.submissions import engine, reaper, services
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ def judge_submission(submission_id: int) -> str:
 @shared_task(acks_late=True, ignore_result=True, name="submissions.reap_stuck")
 def reap_stuck() -> dict[str, int]:
     """Every JUDGE_REAP_EVERY_S (settings.CELERY_BEAT_SCHEDULE), on the maintenance queue."""
-    return services.submission_reap_stuck()
+    return reaper.submission_reap_stuck()
 
 
 @shared_task(acks_late=True, ignore_result=True, name="submissions.reconcile_stats")
@@ -80,7 +80,7 @@ def _sweep_orphans(sender: Any = None, **_: Any) -> None:
         engine.remove_own_sandboxes()
         engine.reap_orphans(force=True)
         try:  # its judgings cut short: to a worker again at once (else the reaper, in ~30 s)
-            services.submission_give_back_own(engine.worker_name())
+            reaper.submission_give_back_own(engine.worker_name())
         except services.TRANSIENT_ERRORS as exc:
             logger.warning("giving back this worker's judgings failed: %s", exc)
 

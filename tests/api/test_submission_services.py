@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 from judge_cast import FakeEngine, make_problem
 
-from judge_site.submissions import services
+from judge_site.submissions import reaper, services
 from judge_site.submissions.models import Status, Submission
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -165,14 +165,14 @@ def test_the_reaper_requeues_once_then_fails(alice, problem, enqueued, settings)
         status=Status.RUNNING, started_at=long_ago, attempts=last - 1,
         attempt_token=Submission.new_token(),
     )  # fmt: skip
-    assert services.submission_reap_stuck() == {"requeued": 1, "failed": 0, "resent": 0}
+    assert reaper.submission_reap_stuck() == {"requeued": 1, "failed": 0, "resent": 0}
     assert Submission.objects.get(pk=sub.pk).status == Status.QUEUED
     assert enqueued[-1][0] == sub.pk
     Submission.objects.filter(pk=sub.pk).update(
         status=Status.RUNNING, started_at=long_ago, attempts=last,
         attempt_token=Submission.new_token(),
     )  # fmt: skip
-    assert services.submission_reap_stuck() == {"requeued": 0, "failed": 1, "resent": 0}
+    assert reaper.submission_reap_stuck() == {"requeued": 0, "failed": 1, "resent": 0}
     sub.refresh_from_db()
     assert (sub.status, sub.verdict) == (Status.DONE, "IE")
 
@@ -180,4 +180,4 @@ def test_the_reaper_requeues_once_then_fails(alice, problem, enqueued, settings)
 def test_the_reaper_leaves_fresh_judgings_alone(alice, problem, enqueued):
     sub = services.submission_create(alice, problem, GOOD, "run")
     Submission.objects.filter(pk=sub.pk).update(status=Status.RUNNING, started_at=timezone.now())
-    assert services.submission_reap_stuck() == {"requeued": 0, "failed": 0, "resent": 0}
+    assert reaper.submission_reap_stuck() == {"requeued": 0, "failed": 0, "resent": 0}

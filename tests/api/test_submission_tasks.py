@@ -15,7 +15,7 @@ from django.utils import timezone
 from judge_cast import FakeEngine, make_problem
 
 from judge_site.celery import app
-from judge_site.submissions import broker, services, tasks
+from judge_site.submissions import broker, reaper, routing, services, tasks
 from judge_site.submissions.models import Status, Submission
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,9 +52,9 @@ def test_the_judge_task_retries_database_and_broker_faults():
 
 def test_gpu_problems_go_to_the_gpu_queue_when_the_site_has_gpu_workers(db, settings):
     settings.JUDGE_GPU_ENABLED = True
-    assert services.queue_for(make_problem(60, slug="g", device="gpu")) == "gpu"
-    assert services.queue_for(make_problem(61, slug="a", device="any")) == "cpu"
-    assert services.queue_for(make_problem(62, slug="c", device="cpu")) == "cpu"
+    assert routing.queue_for(make_problem(60, slug="g", device="gpu")) == "gpu"
+    assert routing.queue_for(make_problem(61, slug="a", device="any")) == "cpu"
+    assert routing.queue_for(make_problem(62, slug="c", device="cpu")) == "cpu"
 
 
 def test_without_gpu_workers_a_triton_problem_is_judged_on_cpu_and_says_so(
@@ -62,7 +62,7 @@ def test_without_gpu_workers_a_triton_problem_is_judged_on_cpu_and_says_so(
 ):
     settings.JUDGE_GPU_ENABLED = False
     problem = make_problem(56, slug="triton", device="gpu", manifest=TRITON)
-    route = services.judging_route(problem)
+    route = routing.judging_route(problem)
     assert route.queue == "cpu" and "Triton's interpreter" in route.note
     sub = services.submission_create(alice, problem, GOOD, "run")
     assert enqueued == [(sub.pk, "cpu", 0)]
@@ -91,9 +91,9 @@ def test_a_worker_that_stops_beating_is_noticed_in_seconds(alice, problem, enque
         status=Status.RUNNING, started_at=now - timedelta(seconds=120), attempts=1,
         attempt_token=token, heartbeat_at=now - timedelta(seconds=5),
     )  # fmt: skip
-    assert services.submission_reap_stuck(now=now)["requeued"] == 0  # alive: beating
+    assert reaper.submission_reap_stuck(now=now)["requeued"] == 0  # alive: beating
     later = now + timedelta(seconds=settings.JUDGE_HEARTBEAT_STALE_S)
-    assert services.submission_reap_stuck(now=later)["requeued"] == 1
+    assert reaper.submission_reap_stuck(now=later)["requeued"] == 1
     sub.refresh_from_db()
     assert (sub.status, sub.attempt_token, sub.queued_at) == (Status.QUEUED, None, later)
     assert enqueued[-1] == (sub.pk, "cpu", 0)
@@ -129,14 +129,14 @@ def test_a_queued_judging_whose_message_was_lost_is_sent_again(
     sub = services.submission_create(alice, problem, GOOD, "run")
     later = timezone.now() + timedelta(seconds=settings.JUDGE_REQUEUE_AFTER_S + 1)
     monkeypatch.setattr(broker, "live_submission_ids", lambda queues, held: {sub.pk})
-    assert services.submission_reap_stuck(now=later)["resent"] == 0  # its message waits
+    assert reaper.submission_reap_stuck(now=later)["resent"] == 0  # its message waits
     monkeypatch.setattr(broker, "live_submission_ids", lambda queues, held: set())
-    assert services.submission_reap_stuck(now=later) == {"requeued": 0, "failed": 0, "resent": 1}
+    assert reaper.submission_reap_stuck(now=later) == {"requeued": 0, "failed": 0, "resent": 1}
     assert enqueued[-1] == (sub.pk, "cpu", 0)
-    assert services.submission_reap_stuck(now=later)["resent"] == 0  # not again at once
+    assert reaper.submission_reap_stuck(now=later)["resent"] == 0  # not again at once
     monkeypatch.setattr(broker, "live_submission_ids", lambda queues, held: None)  # unreadable
     again = later + timedelta(seconds=settings.JUDGE_REQUEUE_AFTER_S + 1)
-    assert services.submission_reap_stuck(now=again)["resent"] == 1
+    assert reaper.submission_reap_stuck(now=again)["resent"] == 1
 
 
 def test_the_broker_look_finds_a_waiting_judging_message(settings):
@@ -234,7 +234,7 @@ def test_a_restarted_worker_gives_back_its_judgings_at_once(
     Submission.objects.filter(pk=theirs.pk).update(worker="cpu@other")
     assert Submission.objects.get(pk=mine.pk).worker == "cpu@box"
     # The worker died mid-judging; at its next start (heartbeat still fresh):
-    assert services.submission_give_back_own("cpu@box") == 1
+    assert reaper.submission_give_back_own("cpu@box") == 1
     assert Submission.objects.get(pk=mine.pk).status == Status.QUEUED
     assert Submission.objects.get(pk=theirs.pk).status == Status.RUNNING
     assert enqueued[-1] == (mine.pk, "cpu", 0)

@@ -36,7 +36,7 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from judge_site.submissions import services
+    from judge_site.submissions import reaper, services
     from judge_site.submissions.models import Status, Submission
 
     docker_client = None
@@ -75,9 +75,9 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
         assert orphans, "the killed worker's sandbox should still be there, orphaned"
 
     # Beat's reaper: not while the heartbeat is fresh; once it is stale, queued again.
-    assert services.submission_reap_stuck()["requeued"] == 0
+    assert reaper.submission_reap_stuck()["requeued"] == 0
     later = timezone.now() + timedelta(seconds=settings.JUDGE_HEARTBEAT_STALE_S + 1)
-    assert services.submission_reap_stuck(now=later) == {"requeued": 1, "failed": 0, "resent": 0}
+    assert reaper.submission_reap_stuck(now=later) == {"requeued": 1, "failed": 0, "resent": 0}
     assert current().status == Status.QUEUED
 
     # A new worker of the same name: at its start it removes the sandbox its previous run left.

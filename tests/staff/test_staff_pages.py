@@ -140,7 +140,7 @@ def test_metrics_answer_staff_and_the_configured_token_only(
 
 @pytest.mark.django_db
 def test_the_worker_heartbeat_counts_as_alive(settings: Any) -> None:
-    from judge_site.staff import tasks
+    from judge_site.staff import heartbeat
     from judge_site.staff.services.ops import ops_figures
 
     class Sender:
@@ -151,7 +151,7 @@ def test_the_worker_heartbeat_counts_as_alive(settings: Any) -> None:
                 class queues:  # noqa: N801
                     consume_from = {"cpu": None}
 
-    tasks._start_heartbeat(sender=Sender)
+    heartbeat._start_heartbeat(sender=Sender)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -161,8 +161,8 @@ def test_the_worker_heartbeat_counts_as_alive(settings: Any) -> None:
             time.sleep(0.1)
         assert workers and workers[0]["queues"] == ["cpu"]
     finally:
-        tasks._stop_heartbeat(sender=Sender)
-    raw = tasks._redis().get(tasks.HEARTBEAT_PREFIX + Sender.hostname)
+        heartbeat._stop_heartbeat(sender=Sender)
+    raw = heartbeat.redis_client().get(heartbeat.HEARTBEAT_PREFIX + Sender.hostname)
     assert raw is None or json.loads(raw)["hostname"] == Sender.hostname
 
 

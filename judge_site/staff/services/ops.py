@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db.models import Count, Min
 from django.utils import timezone
 
+from judge_site.staff import heartbeat
 from judge_site.staff.models import RejudgeItem, RejudgeStatus
 from judge_site.submissions.models import Status, Submission, VerdictChoice
 
@@ -46,14 +47,10 @@ def queue_names() -> list[str]:
 
 
 def _redis() -> Any:
-    from judge_site.staff.tasks import _redis as client
-
-    return client()
+    return heartbeat.redis_client()
 
 
 def _queues_and_workers() -> tuple[dict[str, int | None], list[dict[str, Any]], str]:
-    from judge_site.staff.tasks import HEARTBEAT_PREFIX
-
     lengths: dict[str, int | None] = {name: None for name in queue_names()}
     try:
         client = _redis()
@@ -62,7 +59,7 @@ def _queues_and_workers() -> tuple[dict[str, int | None], list[dict[str, Any]], 
             lengths[name] = sum(int(client.llen(key)) for key in keys)
         workers = []
         now = time.time()
-        for key in sorted(client.scan_iter(match=HEARTBEAT_PREFIX + "*", count=200)):
+        for key in sorted(client.scan_iter(match=heartbeat.HEARTBEAT_PREFIX + "*", count=200)):
             raw = client.get(key)
             if not raw:
                 continue

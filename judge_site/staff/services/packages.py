@@ -25,11 +25,16 @@ from django.utils import timezone
 
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import problem_export_zip, problem_import_zip, problem_sync
+from judge_site.core.queueing import enqueue
 from judge_site.staff.models import CheckStatus, ProblemVersion
 from judge_site.staff.services.audit import audit_record
 from sandbox.problem import PackageError, load_package
 
 logger = logging.getLogger(__name__)
+
+
+# A checked package may judge dozens of solutions: far longer than one judging may take.
+CHECK_SOFT_LIMIT_S = 1800
 
 
 class StaffError(Exception):
@@ -41,9 +46,7 @@ def packages_dir() -> Path:
 
 
 def _enqueue_check(version_id: int) -> None:
-    from judge_site.staff.tasks import check_version
-
-    check_version.apply_async((version_id,), queue=settings.JUDGE_CHECK_QUEUE)
+    enqueue("staff.check_version", (version_id,), queue=settings.JUDGE_CHECK_QUEUE)
 
 
 def package_upload(actor: Any, data: bytes, filename: str = "") -> ProblemVersion:
@@ -250,7 +253,6 @@ def _check_backend() -> Any:
 def version_check(version_id: int) -> str:
     """Run the package check of an uploaded version (the worker's task). Every finished item
     is written to the row as it comes, for the page that watches it. Safe to call twice."""
-    from judge_site.staff.tasks import CHECK_SOFT_LIMIT_S
     from judge_site.submissions import confinement
     from sandbox.check import CheckItem
 

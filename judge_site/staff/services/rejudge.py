@@ -20,6 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from judge_site.catalog.models import Problem
+from judge_site.core.queueing import enqueue
 from judge_site.staff.models import Rejudge, RejudgeItem, RejudgeStatus
 from judge_site.staff.services.audit import audit_record
 from judge_site.submissions import services as submission_services
@@ -30,9 +31,7 @@ logger = logging.getLogger(__name__)
 
 
 def _enqueue_item(item_id: int) -> None:
-    from judge_site.staff.tasks import rejudge_item
-
-    rejudge_item.apply_async((item_id,), queue=settings.JUDGE_REJUDGE_QUEUE)
+    enqueue("staff.rejudge_item", (item_id,), queue=settings.JUDGE_REJUDGE_QUEUE)
 
 
 def rejudge_start(actor: Any, submissions: Iterable[Submission], scope: str) -> Rejudge:
