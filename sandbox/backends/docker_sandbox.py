@@ -1,0 +1,499 @@
+"""One running sandbox container of the Docker backend (docker.py) and its channel.
+
+Hardening (DESIGN.md, "Sandbox hardening"): no network, no IPC sharing (no /dev/shm), read-only
+root, one tmpfs for /tmp (size and inode caps; exec allowed: torch extensions and Triton load
+.so files from there), a fixed non-root user, every capability dropped, no-new-privileges,
+Docker's default seccomp profile, a pids limit (threads count), memory == memory+swap, a CPU
+quota, no core dumps, no log driver (output is read through the capped channel), an init
+process, a wall-clock kill from outside, no environment but HOME/TMPDIR/PATH/OMP_NUM_THREADS/RUNNER_ENV
+(and the NVIDIA variables with one GPU by id), nothing mounted from the host.
+
+The channel is the container's attached stdin/stdout, demultiplexed by attach.py."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import threading
+import time
+from typing import Any, Protocol
+
+from docker.errors import APIError, NotFound
+from docker.types import DeviceRequest, LogConfig, Ulimit
+
+from sandbox.backends.attach import AttachStream, FrameOverLimit
+from sandbox.backends.base import (
+    RUNNER_ENV,
+    FrameTooLarge,
+    Sandbox,
+    SandboxDied,
+    SandboxError,
+    SandboxExit,
+    SandboxSpec,
+    SandboxTimeout,
+)
+from sandbox.backends.cgroup_cpu import CgroupCpu
+from sandbox.backends.gpu_lock import GpuLock
+from sandbox.framing import FrameError
+
+log = logging.getLogger("sandbox.backends.docker")
+
+LABEL = "tensor-judge.sandbox"
+LABEL_CREATED = "tensor-judge.created"
+SANDBOX_UID = 10001
+PATH = "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"
+# What the runner itself may print on stderr besides the student's output (a traceback of its
+# own, a warning) before the output limit counts as exceeded.
+STDERR_SLACK_BYTES = 16 * 1024
+INODES_PER_MIB = 256  # one inode per 4 KiB page of /tmp
+# CPU weights (cgroup cpu.shares): a warm sandbox still importing torch while a judging of its
+# worker process is timed on the same CPUs drops to the lowest weight when it cannot be paused.
+LOWEST_CPU_SHARES = 2
+NORMAL_CPU_SHARES = 1024
+
+
+
+
+class DockerHost(Protocol):
+    """What a sandbox needs of its backend (docker.py's DockerBackend)."""
+
+    command: list[str]
+    entrypoint: list[str] | None
+    cpus: float | None
+    cpuset: str | None
+    cgroup_root: str | None
+    can_pause: bool
+    gpu_lock_dir: str
+    gpu_wait_s: float
+
+    @property
+    def client(self) -> Any: ...
+
+    def image_environment(self, image: str) -> dict[str, str]: ...
+
+
+class DockerSandbox(Sandbox):
+    """One running container and the attach socket that is its channel."""
+
+    def __init__(self, backend: DockerHost, spec: SandboxSpec, image: str) -> None:
+        self._backend = backend
+        self._spec = spec
+        self._image = image
+        self._closed = False
+        self._exit: SandboxExit | None = None
+        self._killed_by_us = False
+        self._lock = threading.Lock()
+        self._stream = AttachStream(spec.max_frame_mib * 1024 * 1024)
+        self._eof = False
+        self._output_cap = spec.output_kib * 1024 + STDERR_SLACK_BYTES
+        self._container: Any = None
+        self._pooled = False  # started ahead by the warm pool, handed out by rearm()
+        self._frozen_by = ""  # "pause" | "weight" while frozen (see freeze)
+        self._sock: socket.socket | None = None
+        self._timer: threading.Timer | None = None
+        self._gpu_lock: GpuLock | None = None
+        self._cgroup_cpu: CgroupCpu | None = None
+        self.started_s = 0.0
+        try:
+            if spec.gpu_id is not None and not spec.gpu_lock_held:
+                self._gpu_lock = GpuLock(backend.gpu_lock_dir, spec.gpu_id)
+                self._gpu_lock.acquire(backend.gpu_wait_s)
+            self._create_and_start()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _create_and_start(self) -> None:
+        spec, backend = self._spec, self._backend
+        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "PATH": PATH, **RUNNER_ENV}
+        if backend.cpus:
+            # torch sizes its thread pool by the host's cores, not by the CPU quota: 2+ busy
+            # threads under a 1-CPU quota get throttled by the kernel for whole periods, which
+            # made a 0.4 ms gather measure 30 ms. One thread per CPU of the quota.
+            env["OMP_NUM_THREADS"] = str(max(1, int(backend.cpus)))
+        device_requests = None
+        if spec.gpu_id is not None:
+            env["NVIDIA_VISIBLE_DEVICES"] = spec.gpu_id
+            env["NVIDIA_DRIVER_CAPABILITIES"] = "compute,utility"
+            device_requests = [
+                DeviceRequest(device_ids=[spec.gpu_id], capabilities=[["compute", "utility"]])
+            ]
+        labels = {**spec.labels, LABEL: "1", LABEL_CREATED: str(int(time.time()))}
+        memory = f"{spec.memory_mib}m"
+        start = time.monotonic()
+        self._container = backend.client.containers.create(
+            self._image,
+            command=backend.command,
+            entrypoint=backend.entrypoint,
+            user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+            working_dir="/tmp",
+            environment=env,
+            labels=labels,
+            hostname="sandbox",
+            network_mode="none",
+            ipc_mode="none",  # no /dev/shm: /tmp stays the one writable place
+            read_only=True,
+            # nr_inodes: empty files cost no pages but kernel memory the size= cap misses.
+            tmpfs={
+                "/tmp": f"rw,exec,nosuid,nodev,size={spec.tmpfs_mib}m,"
+                f"nr_inodes={spec.tmpfs_mib * INODES_PER_MIB},mode=1777"
+            },
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            pids_limit=spec.pids,
+            mem_limit=memory,
+            memswap_limit=memory,
+            nano_cpus=int(backend.cpus * 1e9) if backend.cpus else None,
+            cpuset_cpus=self.cpuset,
+            ulimits=[
+                Ulimit(name="core", soft=0, hard=0),
+                Ulimit(name="nofile", soft=1024, hard=1024),
+            ],
+            log_config=LogConfig(type="none"),
+            init=True,
+            stdin_open=True,
+            tty=False,
+            device_requests=device_requests,
+            detach=True,
+        )
+        # Attach before start so no byte of output can be missed.
+        raw = backend.client.api.attach_socket(
+            self._container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+        )
+        self._raw = raw  # keeps the HTTP response (and so the connection) alive
+        self._sock = raw._sock if hasattr(raw, "_sock") else raw
+        self._container.start()
+        self.started_s = time.monotonic() - start
+        self._timer = threading.Timer(spec.wall_time_s, self._wall_clock_kill)
+        self._timer.daemon = True
+        self._timer.start()
+        log.debug("sandbox %s started in %.3f s", self._container.short_id, self.started_s)
+
+    @property
+    def spec(self) -> SandboxSpec:
+        return self._spec
+
+    @property
+    def cpuset(self) -> str | None:
+        """The CPUs this sandbox runs on: its spec's, else its backend's (None: any)."""
+        return self._spec.cpuset or self._backend.cpuset
+
+    def heard(self) -> bool:
+        """Whether the runner's first output has been read, by whichever thread reads the
+        channel (another thread may ask: this touches no socket)."""
+        return self._stream.heard
+
+    def has_spoken(self) -> bool:
+        """Whether the runner has written anything yet (a pooled runner writes its hello once
+        torch is imported: until then it is busy on its CPUs). Reads nothing."""
+        if self._stream.pending():
+            return True
+        if self._sock is None:
+            return False
+        try:
+            self._sock.settimeout(0)
+            return self._sock.recv(1, socket.MSG_PEEK) != b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True  # gone: not busy either
+
+    def alive(self, check_state: bool = True) -> bool:
+        """Still running with an open channel (a pooled sandbox is checked before hand-out).
+        ``check_state`` False: the channel only (a runner that ended closed it), without asking
+        the engine (a round trip on the judging's path)."""
+        if self._closed or self._eof or self._sock is None or self._container is None:
+            return False
+        try:
+            self._sock.settimeout(0)
+            if self._sock.recv(1, socket.MSG_PEEK) == b"":
+                return False
+        except BlockingIOError:
+            pass  # nothing to read yet: fine
+        except OSError:
+            return False
+        if not check_state:
+            return True
+        try:
+            self._container.reload()
+            return bool(self._container.attrs["State"]["Running"])
+        except Exception:
+            return False
+
+    def freeze(self, pause_only: bool = False) -> bool:
+        """Stop every process of the sandbox while another one is timed on its CPU set: pause
+        it (cgroup freezer), or where the engine cannot (and not ``pause_only``), drop it to
+        the lowest CPU weight. False when neither worked."""
+        if self._backend.can_pause:
+            try:
+                self._container.pause()
+                self._frozen_by = "pause"
+                return True
+            except Exception as exc:  # e.g. "unable to freeze": no freezer in this engine
+                log.info(
+                    "sandbox %s: pause failed (%s); lowering its CPU weight", self.container_id, exc
+                )
+                self._backend.can_pause = False
+        if pause_only:
+            return False
+        try:
+            self._container.update(cpu_shares=LOWEST_CPU_SHARES)
+            self._frozen_by = "weight"
+            return True
+        except Exception as exc:
+            log.warning("sandbox %s: cannot lower its CPU weight: %s", self.container_id, exc)
+            return False
+
+    def thaw(self) -> None:
+        """Undo ``freeze``."""
+        how, self._frozen_by = self._frozen_by, ""
+        with contextlib.suppress(Exception):
+            if how == "pause":
+                self._container.unpause()
+            elif how == "weight":
+                self._container.update(cpu_shares=NORMAL_CPU_SHARES)
+
+    def cpu_ns(self) -> int | None:
+        """The container's CPU time from its cgroup's file under the backend's ``cgroup_root``
+        (sandbox/backends/cgroup_cpu.py), or None where that is not readable."""
+        cgroup = self._cgroup()
+        return cgroup.usage_ns() if cgroup is not None else None
+
+    def processes(self) -> int | None:
+        cgroup = self._cgroup()
+        return cgroup.processes() if cgroup is not None else None
+
+    def _cgroup(self) -> CgroupCpu | None:
+        if self._container is None or not self._backend.cgroup_root:
+            return None
+        if self._cgroup_cpu is None:
+            self._cgroup_cpu = CgroupCpu(self._backend.cgroup_root, self._container.id)
+        return self._cgroup_cpu
+
+    def quiet(self, on: bool) -> bool:
+        """``freeze`` / ``thaw`` (one engine call each where ``docker pause`` works)."""
+        if on:
+            return self.freeze()
+        self.thaw()
+        return True
+
+    def rearm(self, spec: SandboxSpec) -> None:
+        """Hand a pooled sandbox to a judging: same limits, its own wall-clock limit from now."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._spec = spec
+        self._pooled = True
+        self._timer = threading.Timer(spec.wall_time_s, self._wall_clock_kill)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _wall_clock_kill(self) -> None:
+        log.warning("sandbox %s: wall-clock limit reached, killing", self.container_id)
+        self._kill()
+
+    def _kill(self) -> None:
+        with self._lock:
+            if self._closed and self._container is None:
+                return
+            container = self._container
+        if container is None:
+            return
+        try:
+            container.reload()
+            if container.attrs["State"]["Running"]:
+                self._killed_by_us = True
+                # Hang up first: while the runner is blocked writing to an attach stream we
+                # do not read, Docker's kill waits seconds for that copy to finish.
+                self._hang_up()
+                container.kill()
+        except NotFound:
+            pass
+        except Exception as exc:  # runs on the timer thread too: never let it raise
+            log.warning("sandbox %s: kill failed: %s", self.container_id, exc)
+
+    def _hang_up(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    @property
+    def container_id(self) -> str:
+        return str(self._container.id) if self._container is not None else ""
+
+    def close(self) -> SandboxExit:
+        if self._exit is not None:
+            return self._exit
+        return self._tear_down(collect=True)
+
+    def discard(self) -> None:
+        """``close`` in one engine call (a forced remove kills and removes): for a sandbox
+        whose runner said goodbye, removed after the verdict. Its exit is not collected."""
+        if self._exit is None:
+            self._tear_down(collect=False)
+
+    def _tear_down(self, collect: bool) -> SandboxExit:
+        """Stop the wall clock, learn how it ended (``collect``: kill, wait, read the last
+        stderr; else nothing), close the channel, remove the container, release the GPU."""
+        with self._lock:
+            self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        exit_info = (
+            self._collect_exit(kill=True) if collect else SandboxExit(None, False, True, "", False)
+        )
+        # The socket object only lets go of its fd once the SocketIO wrapped around it by the
+        # HTTP layer is closed too (socket._io_refs): close both, or every judging leaks one.
+        for closable in (getattr(self, "_raw", None), self._sock):
+            if closable is not None:
+                with contextlib.suppress(OSError):
+                    closable.close()
+        if self._container is not None:
+            try:
+                self._container.remove(force=True)
+            except NotFound:
+                pass
+            except Exception as exc:  # removal in progress, engine gone: the reaper finishes
+                log.warning("sandbox %s: remove failed: %s", self.container_id, exc)
+        if self._gpu_lock is not None:
+            self._gpu_lock.release()
+        self._exit = exit_info
+        return exit_info
+
+    def _drain(self, budget_s: float) -> None:
+        """Read what is left on the socket (the last stderr lines), bounded in time and size."""
+        if self._sock is None or self._eof:
+            return
+        deadline = time.monotonic() + budget_s
+        try:
+            while not self._eof and self._stream.stderr_total <= self._output_cap:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self._sock.settimeout(remaining)
+                chunk = self._sock.recv(1 << 16)
+                if not chunk:
+                    self._eof = True
+                else:
+                    self._stream.feed(chunk)
+        except OSError:
+            return
+
+    def _collect_exit(self, *, kill: bool) -> SandboxExit:
+        exit_code: int | None = None
+        oom = False
+        if self._container is not None:
+            try:
+                self._container.reload()
+                state = self._container.attrs["State"]
+                if state["Running"] and kill:
+                    self._killed_by_us = True
+                    self._hang_up()
+                    with contextlib.suppress(APIError):  # it may have ended meanwhile
+                        self._container.kill()
+                    with contextlib.suppress(Exception):  # a read timeout of the wait
+                        self._container.wait(timeout=10)
+                    self._container.reload()
+                    state = self._container.attrs["State"]
+                if not state["Running"]:
+                    exit_code = int(state["ExitCode"])
+                    self._drain(0.5)
+                oom = bool(state.get("OOMKilled"))
+            except Exception as exc:  # the engine went away: report what we know
+                log.warning("sandbox %s: no exit state: %s", self.container_id, exc)
+        return SandboxExit(
+            exit_code=exit_code,
+            oom_killed=oom,
+            killed_by_us=self._killed_by_us,
+            output_tail=self._stream.stderr_tail(),
+            output_exceeded=self._stream.stderr_total > self._output_cap,
+        )
+
+    def _died(self, message: str) -> SandboxDied:
+        """The runner is gone: wait briefly for Docker to record how, then describe it."""
+        if self._container is not None:
+            try:
+                self._container.wait(timeout=5)
+            except Exception:  # still running: _collect_exit kills it
+                pass
+        return SandboxDied(message, self._collect_exit(kill=True))
+
+    # -- channel --------------------------------------------------------------------------
+
+    def send(self, frame: bytes) -> None:
+        if self._closed or self._sock is None:
+            raise SandboxDied("sandbox already closed", self._exit)
+        try:
+            self._sock.settimeout(max(1.0, self._spec.wall_time_s))
+            self._sock.sendall(frame)
+        except TimeoutError:
+            raise SandboxTimeout("the runner does not read its input") from None
+        except OSError as exc:
+            raise self._died(f"channel closed while sending: {exc}") from None
+
+    def recv(self, timeout_s: float) -> bytes:
+        if self._closed or self._sock is None:
+            raise SandboxDied("sandbox already closed", self._exit)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            frame = self._take_frame()
+            if frame is not None:
+                return frame
+            if self._stream.stderr_total > self._output_cap:
+                self._kill()
+                raise self._died("output limit exceeded")
+            if self._eof:
+                raise self._died("the runner ended without answering")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SandboxTimeout(f"no answer within {timeout_s:.3g} s")
+            self._sock.settimeout(remaining)
+            try:
+                chunk = self._sock.recv(1 << 20)
+            except TimeoutError:
+                raise SandboxTimeout(f"no answer within {timeout_s:.3g} s") from None
+            except OSError as exc:
+                raise self._died(f"channel error: {exc}") from None
+            if not chunk:
+                self._eof = True
+            else:
+                self._stream.feed(chunk)
+
+    def _take_frame(self) -> bytes | None:
+        """One complete frame from the stream, or None if more bytes are needed."""
+        try:
+            return self._stream.take_frame()
+        except FrameError as exc:
+            self._kill()
+            raise SandboxError(
+                f"garbage on the runner channel: {exc}", self._collect_exit(kill=True)
+            ) from None
+        except FrameOverLimit as exc:
+            self._kill()
+            raise FrameTooLarge(
+                f"frame of {exc.length} bytes exceeds {self._spec.max_frame_mib} MiB",
+                self._collect_exit(kill=True),
+            ) from None
+
+    # -- what to record -------------------------------------------------------------------
+
+    @property
+    def environment(self) -> dict[str, str]:
+        env = dict(self._backend.image_environment(self._image))
+        env.update(
+            {
+                "backend": "docker",
+                "memory_mib": str(self._spec.memory_mib),
+                "pids": str(self._spec.pids),
+                "tmpfs_mib": str(self._spec.tmpfs_mib),
+                "cpus": str(self._backend.cpus or "unlimited"),
+                "cpuset": self.cpuset or "any",
+                "device": f"cuda:{self._spec.gpu_id}" if self._spec.gpu_id else "cpu",
+                "sandbox": "pooled" if self._pooled else "fresh",
+            }
+        )
+        return env
