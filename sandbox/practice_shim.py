@@ -40,6 +40,7 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
     # The runner (run as __main__) and its channel modules, for callbacks.
     main: Any = _sys.modules.get("__main__")
     wire: Any = _sys.modules.get("wire")
+    calls: Any = _sys.modules.get("calls")
     framing: Any = _sys.modules.get("framing")
     objects: dict[int, Any] = {}
     saved: dict[str, Any] = {}
@@ -140,7 +141,7 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
                 fn = g[str(msg["fn"])]
                 call_args = wire.decode(msg.get("args"), blob, numpy=True)
                 call_kwargs = wire.decode(msg.get("kwargs"), blob, numpy=True)
-                obs = wire.execute_call(fn, call_args, call_kwargs, [], 0, g.get("__file__"))
+                obs = calls.execute_call(fn, call_args, call_kwargs, [], 0, g.get("__file__"))
                 send({"ok": True}, obs=obs)
                 continue
             send({"ok": False, "error": f"unexpected op {str(op)[:40]!r} during a callback"})

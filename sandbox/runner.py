@@ -56,21 +56,27 @@ def main() -> int:
     tmp = os.environ.get("TMPDIR") or "/tmp"
     _setup_fds(opts.output_file or os.path.join(tmp, ".judge-output"))
 
-    import framing  # noqa: PLC0415 - after sys.path is set
+    import calls  # noqa: PLC0415 - after sys.path is set
+    import digests  # noqa: PLC0415
+    import framing  # noqa: PLC0415
     import inputs  # noqa: PLC0415
     import torch  # noqa: PLC0415
     import wire  # noqa: PLC0415
 
-    server = _Server(framing, wire, inputs, torch, tmp)
+    server = _Server(framing, wire, calls, digests, inputs, torch, tmp)
     return server.serve()
 
 
 class _Server:
-    def __init__(self, framing: Any, wire: Any, inputs: Any, torch: Any, tmp: str) -> None:
+    def __init__(
+        self, framing: Any, wire: Any, calls: Any, digests: Any, inputs: Any, torch: Any, tmp: str
+    ) -> None:
         # References captured before any student code runs.
         self.framing, self.wire, self.inputs, self.torch = framing, wire, inputs, torch
         self.encode_frame = framing.encode_frame
-        self.execute_call = wire.execute_call
+        self.execute_call = calls.execute_call
+        self.exception_observation = calls.exception_observation
+        self.digest = digests.digest
         self.perf_counter_ns = time.perf_counter_ns
         self.fstat = os.fstat
         self.write = os.write
@@ -207,7 +213,7 @@ class _Server:
         except BaseException as exc:  # noqa: B036 - the student's import is an observation
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            obs = self.wire.exception_observation(exc, self.filename)
+            obs = self.exception_observation(exc, self.filename)
             if isinstance(exc, SyntaxError):
                 obs["traceback"] = _syntax_error_text(exc)
             self.send({"ok": True, "status": "error", "error": obs})
@@ -285,7 +291,7 @@ class _Server:
         if 0 <= waited_before <= waited_after:
             reply["waited_ns"] = waited_after - waited_before
         if msg.get("key"):
-            reply["digest"] = self.wire.digest(out, str(msg["key"]))
+            reply["digest"] = self.digest(out, str(msg["key"]))
         self.send(reply)
 
     def waited_ns(self) -> int:

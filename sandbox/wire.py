@@ -22,59 +22,35 @@ the blob like a tensor's, checked the same way), ``npscalar`` (``numpy.float32(1
 asks for it) and into :class:`Unsupported` elsewhere, so the tensor problems' comparison sees
 exactly what it saw before numpy travelled.
 
-``execute_call`` is used by the runner (student code) and by the grader (reference code), so
-both sides observe a call with the same semantics.
+The layouts are in tensors.py, the observed call in calls.py, keyed digests in digests.py.
 """
 
 from __future__ import annotations
 
-import builtins
 import ctypes
-import hashlib
-import json
 import math
 import sys
-import traceback
-from collections.abc import Callable
 from typing import Any
 
 import torch
 
 try:
-    from sandbox import framing
-except ImportError:  # inside the sandbox: a top-level module beside runner.py
+    from sandbox import framing, tensors
+except ImportError:  # inside the sandbox: top-level modules beside runner.py
     import framing  # type: ignore[no-redef]
+    import tensors  # type: ignore[no-redef]
+
+# The layouts and dtypes live in tensors.py; callers know them as wire's too.
+DTYPES, DTYPE_NAMES, NUMPY_DTYPES = tensors.DTYPES, tensors.DTYPE_NAMES, tensors.NUMPY_DTYPES
+MAX_STRIDE, span, restride, same_layout = (
+    tensors.MAX_STRIDE, tensors.span, tensors.restride, tensors.same_layout,
+)
 
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000
 # What strided views (a stride 0 repeats an element) may add to the blob's size, in all, once
 # decoded: a small blob must not decode into a tensor that the receiver cannot afford to read.
 MAX_EXPANSION_BYTES = 64 * 1024 * 1024
-MAX_STRIDE = 1 << 48  # elements; any larger stride or offset cannot address a real blob
-
-DTYPES: dict[str, torch.dtype] = {
-    "float64": torch.float64,
-    "float32": torch.float32,
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "complex64": torch.complex64,
-    "complex128": torch.complex128,
-    "int64": torch.int64,
-    "int32": torch.int32,
-    "int16": torch.int16,
-    "int8": torch.int8,
-    "uint8": torch.uint8,
-    "bool": torch.bool,
-}
-DTYPE_NAMES: dict[torch.dtype, str] = {v: k for k, v in DTYPES.items()}
-NUMPY_DTYPES = frozenset(
-    {
-        "float64", "float32", "float16", "complex64", "complex128", "int64", "int32", "int16",
-        "int8", "uint64", "uint32", "uint16", "uint8", "bool",
-    }
-)
-
-
 class WireError(Exception):
     """A value cannot be encoded, or an encoded value is malformed."""
 
@@ -108,70 +84,6 @@ class WireTensor:
         return f"WireTensor({self.cls}, {DTYPE_NAMES.get(self.tensor.dtype)}, {list(self.tensor.shape)})"
 
 
-# ---------------------------------------------------------------- layouts
-
-
-def span(shape: list[int] | tuple[int, ...], strides: list[int] | tuple[int, ...]) -> int:
-    """Elements of storage a view of ``shape`` and (non-negative) ``strides`` reaches from its
-    first element: ``1 + sum((n - 1) * s)``, 0 for an empty view."""
-    if any(n == 0 for n in shape):
-        return 0
-    return 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
-
-
-def _layout(plain: torch.Tensor, expansion_left: int) -> tuple[list[int], int, int] | None:
-    """``(strides, storage_offset, region_elements)`` when ``plain`` is a view worth carrying
-    with its layout, else None (sent contiguous, as always).
-
-    A view is carried when it is not contiguous from the start of its storage, its region holds
-    at most twice its bytes plus 4 KiB (a row picked out of a large matrix travels as the row,
-    not as the matrix), and what its repeated elements add fits ``expansion_left`` bytes."""
-    numel = plain.numel()
-    if numel == 0 or (plain.is_contiguous() and plain.storage_offset() == 0):
-        return None
-    strides = [int(s) for s in plain.stride()]
-    if any(s < 0 for s in strides):
-        return None
-    storage_offset = int(plain.storage_offset())
-    region = storage_offset + span(list(plain.shape), strides)
-    size = plain.element_size()
-    if region * size > 2 * numel * size + 4096:
-        return None
-    if max(0, numel - region) * size > expansion_left:
-        return None
-    return strides, storage_offset, region
-
-
-def _region(plain: torch.Tensor, elements: int) -> torch.Tensor:
-    """The first ``elements`` of ``plain``'s storage as a fresh contiguous 1-D tensor."""
-    return torch.as_strided(plain, (elements,), (1,), 0).clone()
-
-
-def restride(
-    region: torch.Tensor, shape: list[int] | tuple[int, ...], strides: list[int] | tuple[int, ...],
-    storage_offset: int,
-) -> torch.Tensor:
-    """A view of the 1-D ``region`` with this layout (the caller checked that it fits)."""
-    return torch.as_strided(region, tuple(shape), tuple(strides), storage_offset)
-
-
-def same_layout(tensor: torch.Tensor, device: str | torch.device | None = None) -> torch.Tensor:
-    """A copy of ``tensor`` (detached, on ``device``) with the same shape, strides and storage
-    offset: ``clone`` and ``.to`` make sliced and expanded views contiguous."""
-    plain = torch.Tensor.detach(tensor)
-    target = plain.device if device is None else torch.device(device)
-    numel = plain.numel()
-    strides = plain.stride()
-    if numel == 0 or any(s < 0 for s in strides) or (
-        plain.is_contiguous() and plain.storage_offset() == 0
-    ):
-        return torch.Tensor.clone(plain).to(target)
-    storage_offset = int(plain.storage_offset())
-    region = storage_offset + span(list(plain.shape), list(strides))
-    base = _region(plain, region).to(target)
-    return restride(base, list(plain.shape), list(strides), storage_offset)
-
-
 # ---------------------------------------------------------------- encoding
 
 
@@ -181,7 +93,7 @@ def _type_name(value: object) -> str:
     return f"{module}.{cls.__qualname__}" if module not in ("builtins", "") else cls.__qualname__
 
 
-class _Encoder:
+class Encoder:
     """Builds the tree; tensor bytes go to ``chunks``, or only into ``sink`` (a hash) when one
     is given, in the same order, without a copy."""
 
@@ -207,11 +119,11 @@ class _Encoder:
         dtype = DTYPE_NAMES.get(plain.dtype)
         if dtype is None:
             return {"t": "unsupported", "type": f"tensor of {plain.dtype}"}
-        layout = _layout(plain, self.expansion_left)
+        layout = tensors.carried_layout(plain, self.expansion_left)
         if layout is not None:
             region = layout[2]
             self.expansion_left -= max(0, plain.numel() - region) * plain.element_size()
-            flat = _region(plain, region)
+            flat = tensors.region_copy(plain, region)
         elif self.sink is not None:
             flat = plain.reshape(-1).contiguous()
         else:
@@ -322,7 +234,7 @@ class _Encoder:
 
 def encode(value: Any) -> tuple[dict[str, Any], bytes]:
     """(JSON-able tree, blob) for a value pytree; unknown types become ``unsupported`` nodes."""
-    enc = _Encoder()
+    enc = Encoder()
     tree = enc.node(value, 0)
     return tree, b"".join(enc.chunks)
 
@@ -558,177 +470,10 @@ def strip_classes(value: Any) -> Any:
     return value
 
 
-def _keyed_hash(key: str) -> Any:
-    if not isinstance(key, str) or len(key) > 128:
-        raise WireError("bad digest key")
-    try:
-        return hashlib.sha256(bytes.fromhex(key))
-    except ValueError:
-        raise WireError("bad digest key") from None
-
-
-def _tree_bytes(tree: Any) -> bytes:
-    return json.dumps(tree, sort_keys=True, separators=(",", ":")).encode()
-
-
-def digest_encoded(tree: Any, blob: bytes, key: str) -> str:
-    """Hash of an encoded value (key, blob, then the tree in canonical JSON). A time reply
-    carries :func:`digest` of the output it timed, under a key sent with that request; the
-    output fetched later must hash the same, so its bytes were final when the call returned
-    (work left to a thread afterwards cannot match)."""
-    h = _keyed_hash(key)
-    h.update(blob)
-    h.update(_tree_bytes(tree))
-    return h.hexdigest()
-
-
-def digest(value: Any, key: str) -> str:
-    """:func:`digest_encoded` of ``encode(value)``, hashing tensor memory without copying it."""
-    h = _keyed_hash(key)
-    enc = _Encoder(sink=h)
-    tree = enc.node(value, 0)
-    h.update(_tree_bytes(tree))
-    return h.hexdigest()
-
-
 def frame(message: dict[str, Any], **values: Any) -> bytes:
     """One frame: ``message`` plus each keyword value encoded under the same key."""
-    enc = _Encoder()
+    enc = Encoder()
     body = dict(message)
     for key, value in values.items():
         body[key] = enc.node(value, 0)
     return framing.encode_frame(body, b"".join(enc.chunks))
-
-
-# ---------------------------------------------------------------- observing one call
-
-
-def _clone(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return same_layout(value)  # a test's transposed or expanded input stays that way
-    if type(value) is list:
-        return [_clone(v) for v in value]
-    if type(value) is tuple:
-        return tuple(_clone(v) for v in value)
-    if type(value) is dict:
-        return {k: _clone(v) for k, v in value.items()}
-    return value
-
-
-# Captured at import, before any student code runs in the sandbox (a patched torch.equal
-# would otherwise hide in-place modification; the grader never relies on this alone).
-_equal = torch.equal
-
-
-def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.numel() == 0:
-        return True
-    if a.dtype == torch.bool:
-        return bool(_equal(a, b))
-    a8 = a.detach().contiguous().reshape(-1).view(torch.uint8)
-    b8 = b.detach().contiguous().reshape(-1).view(torch.uint8)
-    return bool(_equal(a8, b8))
-
-
-def _modified(before: Any, after: Any, path: str, found: list[str]) -> None:
-    if isinstance(before, torch.Tensor):
-        if not isinstance(after, torch.Tensor) or not _same_bits(before, after):
-            found.append(path)
-    elif type(before) in (list, tuple):
-        if type(after) is not type(before) or len(after) != len(before):
-            found.append(path)
-            return
-        for i, (b, a) in enumerate(zip(before, after, strict=True)):
-            _modified(b, a, f"{path}[{i}]", found)
-    elif type(before) is dict:
-        if type(after) is not dict or set(after) != set(before):
-            found.append(path)
-            return
-        for k in before:
-            _modified(before[k], after[k], f"{path}[{k!r}]", found)
-
-
-def trim_traceback(exc: BaseException, filename: str | None) -> str:
-    """The traceback limited to frames in ``filename`` (the submission), with its line numbers."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    if filename is not None:
-        frames = traceback.StackSummary.from_list([f for f in frames if f.filename == filename])
-    lines = []
-    for f in frames:
-        name = "submission.py" if filename is not None else f.filename
-        lines.append(f'  File "{name}", line {f.lineno}, in {f.name}')
-        if f.line:
-            lines.append(f"    {f.line.strip()}")
-    text = "Traceback (most recent call last):\n" if lines else ""
-    text += "\n".join(lines) + ("\n" if lines else "")
-    return text + "".join(traceback.format_exception_only(type(exc), exc)).strip()
-
-
-def _exception_name(cls: type) -> str:
-    """A class's name, qualified by its module when it borrows the name of one of Python's own
-    exceptions without being it (``class IndexError(Exception)`` is not an IndexError)."""
-    name = cls.__name__
-    own = getattr(builtins, name, None)
-    if isinstance(own, type) and issubclass(own, BaseException) and own is not cls:
-        return f"{cls.__module__}.{cls.__qualname__}"[:200]
-    return name
-
-
-def exception_observation(exc: BaseException, filename: str | None) -> dict[str, Any]:
-    return {
-        "kind": "raise",
-        "type": _exception_name(type(exc)),
-        "mro": [_exception_name(c) for c in type(exc).__mro__],
-        "message": str(exc)[:2000],
-        "traceback": trim_traceback(exc, filename)[-4000:],
-    }
-
-
-def execute_call(
-    fn: Callable[..., Any],
-    call_args: list[Any] | tuple[Any, ...],
-    call_kwargs: dict[str, Any],
-    grad_wrt: list[int] | tuple[int, ...] = (),
-    grad_seed: int = 0,
-    filename: str | None = None,
-) -> dict[str, Any]:
-    """Call ``fn`` on clones of the arguments and observe what happened.
-
-    Returns ``{"kind": "return", "value", "inputs_modified": [paths], "grads": [...] | None}``
-    or ``{"kind": "raise", "type", "mro", "message", "traceback"}``. With ``grad_wrt``, those
-    positional tensor arguments get ``requires_grad``; the (tensor) result is backpropagated
-    with a ``grad_output`` drawn from ``grad_seed``; ``grads`` lists each argument's gradient
-    (None where none flowed). ``filename`` limits tracebacks to that file's frames.
-    """
-    originals = (_clone(list(call_args)), _clone(call_kwargs))
-    args = _clone(list(call_args))
-    kwargs = _clone(call_kwargs)
-    for i in grad_wrt:
-        if not (0 <= i < len(args) and isinstance(args[i], torch.Tensor)):
-            raise ValueError(f"grad_wrt index {i} is not a tensor argument")
-        args[i] = args[i].requires_grad_(True)
-    try:
-        result = fn(*args, **kwargs)
-        grads: list[Any] | None = None
-        if grad_wrt:
-            if not isinstance(result, torch.Tensor) or not result.requires_grad:
-                grads = [None for _ in grad_wrt]
-            else:
-                gen = torch.Generator().manual_seed(int(grad_seed) & 0x7FFF_FFFF_FFFF_FFFF)
-                grad_out = torch.randn(tuple(result.shape), generator=gen, dtype=torch.float32)
-                result.backward(grad_out.to(dtype=result.dtype, device=result.device))
-                grads = [args[i].grad for i in grad_wrt]
-    except BaseException as exc:  # noqa: B036 - SystemExit and the like are observations too
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        return exception_observation(exc, filename)
-    for i in grad_wrt:
-        args[i] = args[i].detach()
-    found: list[str] = []
-    _modified(originals[0], args, "args", found)
-    _modified(originals[1], kwargs, "kwargs", found)
-    if isinstance(result, torch.Tensor) and type(result) is torch.Tensor:
-        result = result.detach()
-    return {"kind": "return", "value": result, "inputs_modified": found, "grads": grads}

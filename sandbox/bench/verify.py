@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from sandbox import inputs, wire
+from sandbox import digests, inputs, wire
 from sandbox.compare import Outcome, compare
 from sandbox.contracts import TestResult, Verdict, WrongKind
 from sandbox.problem import BenchShape, Call, Case, PackageError, ProblemPackage
@@ -69,7 +69,7 @@ class Verifier:
             {"op": "last_output", "which": "timed"}, timeout_s, "the benchmark"
         )
         try:
-            fetched = wire.digest_encoded(reply.get("value"), blob, timed.key)
+            fetched = digests.digest_encoded(reply.get("value"), blob, timed.key)
         except (wire.WireError, TypeError, ValueError):
             fetched = ""
         if fetched != timed.digest:

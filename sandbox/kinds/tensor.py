@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from sandbox import wire
+from sandbox import calls
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.bench.peak import CACHE as PEAKS
 from sandbox.bench.peak import PROBE, Peak, machine_peak, with_probe
@@ -136,7 +136,7 @@ class TensorKind(Kind):
         expected = cache.get((case.name, seed)) if cache is not None else None
         if expected is None:  # on clones of the inputs: ``call`` stays as made for the sandbox
             fn = getattr(self.reference, case.fn)
-            expected = wire.execute_call(
+            expected = calls.execute_call(
                 fn, list(call.args), dict(call.kwargs), case.grad_wrt, grad_seed
             )
             if cache is not None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import torch
 
-from sandbox import wire
+from sandbox import calls, wire
 from sandbox.compare import compare
 from sandbox.problem import Case, find_package
 
@@ -53,7 +53,7 @@ def _judge_case(number: str, source: ModuleType, case: Case) -> str:
     call = case.make(torch.Generator().manual_seed(SEED))
     observed = []
     for module in (reference, source):
-        obs = wire.execute_call(
+        obs = calls.execute_call(
             getattr(module, case.fn), list(call.args), dict(call.kwargs), case.grad_wrt, 5
         )
         observed.append(wire.decode(*wire.encode(obs), keep_class=True))

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import torch
 
-from sandbox import wire
+from sandbox import calls, wire
 from sandbox.compare import compare
 from sandbox.grader import case_seed
 from sandbox.problem import find_package
@@ -50,7 +50,7 @@ def test_54_large_logits_grads_is_stable_across_secrets() -> None:
         assert bool((logits.max(dim=1).values >= 100).all()), "exp() must overflow on every row"
 
         def observe(module: ModuleType, call=call, seed=seed):  # type: ignore[no-untyped-def]
-            obs = wire.execute_call(module.chunked_cross_entropy, list(call.args),
+            obs = calls.execute_call(module.chunked_cross_entropy, list(call.args),
                                     dict(call.kwargs), case.grad_wrt, seed ^ 0x5DEECE66D)
             return wire.decode(*wire.encode(obs), keep_class=True)
 

@@ -298,7 +298,7 @@ def test_a_hidden_test_shows_no_time_unless_the_policy_shows_everything() -> Non
 
 
 def test_an_exception_that_borrows_a_builtin_name_is_not_that_exception() -> None:
-    from sandbox import wire
+    from sandbox import calls
 
     class IndexError(Exception):  # noqa: A001
         pass
@@ -308,9 +308,9 @@ def test_an_exception_that_borrows_a_builtin_name_is_not_that_exception() -> Non
 
     Renamed.__name__ = "ValueError"
     for cls, fake in ((IndexError, "IndexError"), (Renamed, "ValueError")):
-        obs = wire.exception_observation(cls("x"), None)
+        obs = calls.exception_observation(cls("x"), None)
         assert fake not in obs["mro"] and obs["type"] != fake, obs
-    real = wire.exception_observation(KeyError("x"), None)
+    real = calls.exception_observation(KeyError("x"), None)
     assert real["type"] == "KeyError" and "LookupError" in real["mro"]
 
 

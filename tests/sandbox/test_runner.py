@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import torch
 
-from sandbox import framing, wire
+from sandbox import calls, digests, framing, wire
 from sandbox import inputs as bench_inputs
 from sandbox.backends.base import Backend, SandboxSpec
 from sandbox.backends.local import LocalSandbox
@@ -206,7 +206,7 @@ def test_the_cuda_timing_flushes_l2_and_brackets_the_call_with_device_syncs(tmp_
         empty=lambda *a, **k: FlushBuffer(),
         uint8=torch.uint8,
     )
-    server = runner._Server(framing, wire, bench_inputs, fake_torch, str(tmp_path))
+    server = runner._Server(framing, wire, calls, digests, bench_inputs, fake_torch, str(tmp_path))
 
     def student(x: int) -> int:
         log.append("call")

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from sandbox import framing, wire
+from sandbox import calls, digests, framing, wire
 from sandbox import inputs as bench_inputs
 
 DTYPES = list(wire.DTYPES.values())
@@ -167,7 +167,7 @@ def test_new_input_kinds_plug_into_the_registry() -> None:
 
 def test_execute_call_observes_a_return_without_touching_the_callers_inputs() -> None:
     x = torch.ones(3)
-    obs = wire.execute_call(lambda t: t.mul_(2), [x], {})
+    obs = calls.execute_call(lambda t: t.mul_(2), [x], {})
     assert obs["kind"] == "return"
     assert obs["inputs_modified"] == ["args[0]"]
     assert torch.equal(x, torch.ones(3)), "the caller's tensor must be untouched"
@@ -177,7 +177,7 @@ def test_execute_call_observes_an_exception_with_the_submissions_frames_only() -
     def inner() -> None:
         raise KeyError("missing")
 
-    obs = wire.execute_call(lambda: inner(), [], {}, filename=__file__)
+    obs = calls.execute_call(lambda: inner(), [], {}, filename=__file__)
     assert obs["kind"] == "raise" and obs["type"] == "KeyError"
     assert "LookupError" in obs["mro"]
     assert 'File "submission.py"' in obs["traceback"] and "wire.py" not in obs["traceback"]
@@ -185,9 +185,9 @@ def test_execute_call_observes_an_exception_with_the_submissions_frames_only() -
 
 def test_execute_call_backpropagates_a_seeded_grad_output() -> None:
     x = torch.randn(4, generator=torch.Generator().manual_seed(0))
-    first = wire.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=5)
-    again = wire.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=5)
-    other = wire.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=6)
+    first = calls.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=5)
+    again = calls.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=5)
+    other = calls.execute_call(lambda t: t * 3, [x], {}, grad_wrt=[0], grad_seed=6)
     assert torch.equal(first["grads"][0], again["grads"][0])
     assert not torch.equal(first["grads"][0], other["grads"][0])
     assert first["inputs_modified"] == [] and not first["value"].requires_grad
@@ -213,14 +213,14 @@ def test_a_digest_matches_the_fetched_frame_and_nothing_else() -> None:
     ]
     for value in values:
         message, blob = framing.decode_frame(wire.frame({"ok": True}, value=value))
-        assert wire.digest_encoded(message["value"], blob, key) == wire.digest(value, key)
+        assert digests.digest_encoded(message["value"], blob, key) == digests.digest(value, key)
     out = torch.zeros(2, 3)
-    before = wire.digest(out, key)
+    before = digests.digest(out, key)
     out[1, 2] = 1.0  # finished after the digest was taken
-    assert wire.digest(out, key) != before
-    assert wire.digest(out, "1f" * 16) != wire.digest(out, key)
+    assert digests.digest(out, key) != before
+    assert digests.digest(out, "1f" * 16) != digests.digest(out, key)
     with pytest.raises(wire.WireError):
-        wire.digest(out, "not hex")
+        digests.digest(out, "not hex")
 
 
 def test_the_late_argument_is_the_smallest_tensor_and_is_drawn_from_its_own_seed() -> None:
@@ -323,7 +323,7 @@ def test_a_strided_digest_matches_its_encoding() -> None:
     value = [_strided_views()["sliced"], _strided_views()["expanded"]]
     key = "ab" * 16
     tree, blob = wire.encode(value)
-    assert wire.digest(value, key) == wire.digest_encoded(tree, blob, key)
+    assert digests.digest(value, key) == digests.digest_encoded(tree, blob, key)
 
 
 def test_an_expanded_view_too_large_to_expand_travels_contiguous() -> None:
@@ -399,14 +399,14 @@ def test_execute_call_hands_the_function_the_views_layout() -> None:
         return x.sum() + y.sum()
 
     views = _strided_views()
-    obs = wire.execute_call(fn, [views["sliced"], views["expanded"]], {})
+    obs = calls.execute_call(fn, [views["sliced"], views["expanded"]], {})
     assert obs["kind"] == "return" and obs["inputs_modified"] == []
     assert seen == [((12, 2), 1), ((0, 1), 0)]
 
 
 def test_execute_call_takes_gradients_through_a_transposed_input() -> None:
     x = torch.randn(3, 4, generator=torch.Generator().manual_seed(0)).t()
-    obs = wire.execute_call(lambda t: t * 2.0, [x], {}, grad_wrt=[0], grad_seed=3)
+    obs = calls.execute_call(lambda t: t * 2.0, [x], {}, grad_wrt=[0], grad_seed=3)
     assert obs["kind"] == "return" and obs["grads"][0].shape == (4, 3)
 
 
@@ -415,7 +415,7 @@ def test_execute_call_still_sees_in_place_writes_into_a_view() -> None:
         x[0, 0] = 99.0
         return x
 
-    obs = wire.execute_call(fn, [_strided_views()["sliced"]], {})
+    obs = calls.execute_call(fn, [_strided_views()["sliced"]], {})
     assert obs["inputs_modified"] == ["args[0]"]
 
 
