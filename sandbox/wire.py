@@ -1,7 +1,7 @@
-"""Values across the grader/runner channel, and the one way a function is called and observed.
+"""Values across the grader/runner channel: encoded as a JSON tree and one blob, decoded as hostile.
 
 Imported as ``sandbox.wire`` by the trusted grader and as the top-level module ``wire`` by the
-runner inside the sandbox, so it depends on the standard library, torch and framing only.
+runner inside the sandbox, so it depends on the standard library, torch, framing and tensors only.
 
 Encoding: a value pytree becomes a JSON tree of tagged nodes plus one blob of raw bytes that
 holds every tensor's data; a tensor node carries ``{dtype, shape, offset, nbytes, cls}``. A
