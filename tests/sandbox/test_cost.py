@@ -67,17 +67,22 @@ def test_it_finds_non_positive_bytes_and_negative_flops() -> None:
     assert math.isclose(CostModel("1e3", "2").bytes, 1000)
 
 
-def test_every_catalog_shape_48_to_64_has_a_cost_model() -> None:
+def test_every_catalog_shape_has_a_cost_model() -> None:
     missing = []
-    for folder in sorted(CATALOG.glob("0[456]*")):
+    for folder in sorted(p for p in CATALOG.iterdir() if (p / "problem.toml").is_file()):
         package = load_package(folder)
-        if 48 <= package.number <= 64 and package.benchmark is not None:
+        if package.benchmark is not None:
             missing += [f"{package.number}: {s.name}" for s in package.benchmark.shapes if s.cost is None]
     assert not missing
 
 
-@pytest.mark.parametrize("folder", ["049-embedding-backward-scatter-add", "061-rotary-position-embedding"])
+@pytest.mark.parametrize("folder", sorted(
+    p.name for p in CATALOG.iterdir()
+    if (p / "problem.toml").is_file() and "[[benchmark.shapes]]" in (p / "problem.toml").read_text()
+))
 def test_the_check_accepts_a_model_that_covers_the_tensors(folder: str) -> None:
+    # A Triton reference is not imported here: the item passes with a note, and the package
+    # check weighs it in the Triton image (test_catalog_check.py).
     report = CheckReport(folder, "")
     _cost_checks(load_package(CATALOG / folder), report)
     item = next(i for i in report.items if i.name == COST_CHECK)
