@@ -6,6 +6,9 @@ inside the sandbox (copied beside runner.py), so it depends on torch only."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 
 MAX_STRIDE = 1 << 48  # elements; any larger stride or offset cannot address a real blob
@@ -92,3 +95,15 @@ def same_layout(tensor: torch.Tensor, device: str | torch.device | None = None) 
     region = storage_offset + span(list(plain.shape), list(strides))
     base = region_copy(plain, region).to(target)
     return restride(base, list(plain.shape), list(strides), storage_offset)
+
+
+def map_tree(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``value`` with ``leaf`` applied to everything that is not a plain list, tuple or dict
+    (subclasses are leaves: they are not containers the channel knows)."""
+    if type(value) is list:
+        return [map_tree(v, leaf) for v in value]
+    if type(value) is tuple:
+        return tuple(map_tree(v, leaf) for v in value)
+    if type(value) is dict:
+        return {k: map_tree(v, leaf) for k, v in value.items()}
+    return leaf(value)

@@ -459,15 +459,7 @@ def decode(
 
 def strip_classes(value: Any) -> Any:
     """Replace WireTensor nodes by their tensors."""
-    if isinstance(value, WireTensor):
-        return value.tensor
-    if type(value) is list:
-        return [strip_classes(v) for v in value]
-    if type(value) is tuple:
-        return tuple(strip_classes(v) for v in value)
-    if type(value) is dict:
-        return {k: strip_classes(v) for k, v in value.items()}
-    return value
+    return tensors.map_tree(value, lambda v: v.tensor if isinstance(v, WireTensor) else v)
 
 
 def frame(message: dict[str, Any], **values: Any) -> bytes:
