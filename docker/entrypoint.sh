@@ -27,9 +27,18 @@ web)
     ;;
 worker)
     wait_for_services
+    concurrency="${WORKER_CONCURRENCY:-2}"
+    case ",${WORKER_QUEUES:-cpu}," in
+    *,gpu,*)
+        # One judging process per GPU found (or WORKER_CONCURRENCY where set); none: refuse.
+        gpus="$(python3 manage.py gpus --require --count)" || exit 1
+        concurrency="${WORKER_CONCURRENCY:-$gpus}"
+        echo "entrypoint: $gpus GPU(s): $concurrency judging process(es) on the gpu queue"
+        ;;
+    esac
     exec celery -A judge_site worker \
         --queues "${WORKER_QUEUES:-cpu}" \
-        --concurrency "${WORKER_CONCURRENCY:-2}" \
+        --concurrency "$concurrency" \
         --hostname "${WORKER_NAME:-worker}@%h" \
         --loglevel "${LOG_LEVEL:-INFO}"
     ;;

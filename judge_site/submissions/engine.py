@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from judge_site.submissions import confinement
+from judge_site.submissions import confinement, gpus
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
 from sandbox.backends.cpu_sets import (
     CONTENDED_CPU_PRESSURE,
@@ -152,7 +152,8 @@ def backend_from_settings(
     settings. "local" from settings is refused when DEBUG is off (unless
     JUDGE_ALLOW_LOCAL_BACKEND); a ``name`` given on a maintainer's command line is consent.
 
-    ``gpu``: the caller will ask for a GPU (a docker backend then gets JUDGE_GPU_IDS).
+    ``gpu``: the caller will ask for a GPU (a docker backend then gets the one this process
+    holds, gpus.held).
     ``requires``: the problem's requirements, which choose a docker backend's image (see
     ``image_for``; SandboxImageError when none fits). ``None``: not for one problem: a docker
     backend then routes per package (``ImageRoutingBackend``, for the package check)."""
@@ -173,7 +174,8 @@ def backend_from_settings(
         if gpu_image:
             options["gpu_image"] = gpu_image
         if gpu:
-            options["gpu_ids"] = list(settings.JUDGE_GPU_IDS)
+            held = gpus.held()
+            options["gpu_ids"] = [held] if held else []
         if requires is None:
             return ImageRoutingBackend(options)
         image = image_for(requires)
@@ -316,12 +318,9 @@ def reap_orphans(backend: Backend | None = None, force: bool = False) -> int:
 
 
 def gpu_for(package: ProblemPackage) -> str | None:
-    """The GPU this worker gives a judging: its first JUDGE_GPU_IDS entry, for GPU problems
-    (one GPU worker process per GPU, so never two timed judgings on one GPU)."""
-    ids = list(settings.JUDGE_GPU_IDS)
-    if package.device == "gpu" and ids:
-        return str(ids[0])
-    return None
+    """The GPU this worker process gives a judging of a GPU problem: the one it holds
+    (gpus.hold: one judging process per GPU, so never two timed judgings on one GPU)."""
+    return gpus.held() if package.device == "gpu" else None
 
 
 def judge_source(

@@ -15,7 +15,7 @@ from celery.signals import (
 )
 from django.conf import settings
 
-from judge_site.submissions import engine, reaper, services
+from judge_site.submissions import engine, gpus, reaper, services
 
 logger = logging.getLogger(__name__)
 
@@ -63,10 +63,12 @@ def _judges(sender: Any) -> bool:
 
 
 @celeryd_init.connect
-def _name_sandboxes(sender: Any = None, **_: Any) -> None:
-    """The worker's node name labels its sandboxes (inherited by its judging processes)."""
+def _name_sandboxes(sender: Any = None, options: Any = None, **_: Any) -> None:
+    """The worker's node name labels its sandboxes (inherited by its judging processes). A
+    worker of the gpu queue on a host where no GPU is found refuses to start (gpus.py)."""
     if sender:
         engine.set_worker_name(str(sender))
+    gpus.require_for_queues((options or {}).get("queues"))
 
 
 @worker_ready.connect
@@ -91,7 +93,9 @@ def _start_pool(**_: Any) -> None:
     a CPU set of its own (JUDGE_SANDBOX_CPUSETS)."""
     from billiard.process import current_process
 
-    engine.pin_worker_process(int(getattr(current_process(), "index", 0) or 0))
+    index = int(getattr(current_process(), "index", 0) or 0)
+    engine.pin_worker_process(index)
+    gpus.hold(index)
     engine.enable_pool(settings.JUDGE_SANDBOX_POOL_SIZE)
 
 
