@@ -305,6 +305,8 @@ JUDGE_LOCK_DIR = envstr("JUDGE_LOCK_DIR", "")
 # timed calls: sandbox/backends/cgroup_cpu.py); "" = not read (the quiet cap then always applies
 # where the baseline waited). Compose mounts the host's read-only at /host/sys/fs/cgroup.
 JUDGE_CGROUP_ROOT = envstr("JUDGE_CGROUP_ROOT", "/sys/fs/cgroup")
+# The name of this machine in each result's environment.host (default: its host name).
+JUDGE_HOST_NAME = envstr("JUDGE_HOST_NAME", "")
 # A sandbox older than this is an orphan of a worker that died mid-judging: none lives longer
 # than a warm pool's idle time (5 minutes) plus the task's hard time limit; a minute's margin.
 # Workers remove such sandboxes from their Docker engine.

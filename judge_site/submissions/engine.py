@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import tempfile
 import threading
 import time
@@ -317,6 +318,12 @@ def reap_orphans(backend: Backend | None = None, force: bool = False) -> int:
     return removed
 
 
+def host_name() -> str:
+    """The machine that judged: JUDGE_HOST_NAME where set (a worker host's name as its
+    self-hoster knows it), else this machine's host name (a container's id in compose)."""
+    return str(getattr(settings, "JUDGE_HOST_NAME", "") or socket.gethostname())[:200]
+
+
 def gpu_for(package: ProblemPackage) -> str | None:
     """The GPU this worker process gives a judging of a GPU problem: the one it holds
     (gpus.hold: one judging process per GPU, so never two timed judgings on one GPU)."""
@@ -385,6 +392,7 @@ def judge_source(
             pool.resume()
     timed.clock.cut(timed.clock.phase)
     result.environment["phases"] = timed.clock.as_dict()
+    result.environment["host"] = host_name()
     if quiet.info:
         result.environment.update(quiet.info)
     return result

@@ -394,6 +394,7 @@ def test_a_sandbox_runs_on_its_worker_process_cpu_set_and_can_be_frozen() -> Non
 
 
 def test_a_judging_through_the_engine_records_its_phases(settings: Any) -> None:
+    import socket
     from pathlib import Path
 
     from judge_site.submissions import engine
@@ -410,6 +411,12 @@ def test_a_judging_through_the_engine_records_its_phases(settings: Any) -> None:
     phases = result.environment["phases"]
     assert {"setup", "sandbox_start", "runner_ready", "load", "tests", "shutdown"} <= set(phases)
     assert "benchmark" not in phases and "timing_contended" not in result.environment
+    assert result.environment["host"] == socket.gethostname()  # the machine that judged
+    settings.JUDGE_HOST_NAME = "gpu-box-2"
+    again = engine.judge_source(
+        load_package(p48), (p48 / "solutions" / "AC" / "gather.py").read_text(), Mode.RUN
+    )
+    assert again.environment["host"] == "gpu-box-2"
 
 
 def test_the_pressure_meter_gives_the_share_of_its_time_some_task_waited(tmp_path: Any) -> None:
