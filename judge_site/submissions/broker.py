@@ -77,7 +77,7 @@ def live_submission_ids(queues: Iterable[str], held_younger_than_s: float) -> se
             since = time.time() - held_younger_than_s
             tags = client.zrangebyscore(UNACKED_INDEX, since, "+inf")
             if tags:
-                for raw in client.hmget(UNACKED, tags):
+                for raw in client.hmget(UNACKED, list(tags)):  # type: ignore[arg-type, assignment]
                     sid = submission_id_of(raw) if raw is not None else None
                     if sid is not None:
                         ids.add(sid)

@@ -60,7 +60,7 @@ def grader_image() -> str | None:
 
     try:
         own = docker.from_env().containers.get(socket.gethostname())
-        return str(own.image.id)
+        return str(own.image.id) if own.image is not None else None
     except Exception as exc:  # noqa: BLE001 - not a container of this engine (a VM's own)
         log.info("no container of this engine is %s (%s): no grader image",
                  socket.gethostname(), type(exc).__name__)

@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -271,7 +272,7 @@ def remove_own_sandboxes() -> int:
         from sandbox.backends.docker import LABEL
 
         client = docker.from_env()
-        filters = {"label": [LABEL, f"{WORKER_LABEL}={_worker_name}"]}
+        filters: dict[str, Any] = {"label": [LABEL, f"{WORKER_LABEL}={_worker_name}"]}
         removed = 0
         # sparse: no inspect per container, which fails for one removed meanwhile
         for container in client.containers.list(all=True, sparse=True, filters=filters):

@@ -96,7 +96,7 @@ def roofline(
         span = math.log10(y_hi) - math.log10(y_lo)
         return round(HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (math.log10(y) - math.log10(y_lo)) / span, 1)
 
-    def roof(gbps: float) -> dict[str, float]:
+    def roof(gbps: float) -> dict[str, float | str]:
         """The memory roof from the left edge (or where it enters the plot) to the ridge; its
         label sits a third of the way along, above the line."""
         x_start = max(x_lo, y_lo / gbps)

@@ -349,7 +349,7 @@ def _judge_claimed(
     """``phases``/``picked``: the site's share of the result's per-phase breakdown (seconds,
     environment["phases"]: queue wait, prepare = claim + package, progress writes, save)."""
     sid = submission.pk
-    phases = dict(phases or {})
+    site: dict[str, float] = dict(phases or {})
     picked = picked if picked is not None else time.monotonic()
     attempts = _db_retry(
         f"submission {sid}",
@@ -370,7 +370,7 @@ def _judge_claimed(
         last_write[0] = start
         try:
             mine.update(tests=list(progress))
-            phases["progress_writes"] = phases.get("progress_writes", 0.0) + time.monotonic() - start
+            site["progress_writes"] = site.get("progress_writes", 0.0) + time.monotonic() - start
         except DB_ERRORS as exc:  # live progress is best effort; the verdict's write waits
             logger.warning("submission %s: progress not saved (%s)", sid, exc)
             _drop_connections()
@@ -381,7 +381,7 @@ def _judge_claimed(
         logger.exception("submission %s: cannot load the package", sid)
         _finish_internal(sid, token, f"internal error: the problem package: {exc}")
         return JudgeOutcome("failed", str(exc))
-    phases["prepare"] = time.monotonic() - picked
+    site["prepare"] = time.monotonic() - picked
     try:
         result = _judge_source(package, submission.code, submission.mode, on_progress)
     except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
@@ -414,7 +414,7 @@ def _judge_claimed(
     note = judging_route(submission.problem).note
     if note:
         fields["environment"] = {**fields["environment"], "routing": note}
-    fields["environment"] = _with_phases(fields["environment"], phases)
+    fields["environment"] = _with_phases(fields["environment"], site)
     saving = time.monotonic()
     finished = _db_retry(
         f"submission {sid}: verdict",
@@ -424,10 +424,10 @@ def _judge_claimed(
         logger.warning("submission %s: judged, but the claim was lost meanwhile (reaped)", sid)
         return JudgeOutcome("skipped", "lost the claim while judging (reaped?)")
     # The verdict's own write, added after it (best effort: the verdict is already visible).
-    phases = {"save": time.monotonic() - saving}
+    saved = {"save": time.monotonic() - saving}
     try:
         Submission.objects.filter(pk=sid, attempt_token=token).update(
-            environment=_with_phases(fields["environment"], phases)
+            environment=_with_phases(fields["environment"], saved)
         )
     except DB_ERRORS:
         _drop_connections()

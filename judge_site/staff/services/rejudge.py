@@ -34,6 +34,11 @@ def _enqueue_item(item_id: int) -> None:
     enqueue("staff.rejudge_item", (item_id,), queue=settings.JUDGE_REJUDGE_QUEUE)
 
 
+def _enqueue_items(ids: list[int]) -> None:
+    for pk in ids:
+        _enqueue_item(pk)
+
+
 def rejudge_start(actor: Any, submissions: Iterable[Submission], scope: str) -> Rejudge:
     """Rejudge ``submissions`` (those finished; others are skipped) and enqueue one task each."""
     with transaction.atomic():
@@ -54,7 +59,7 @@ def rejudge_start(actor: Any, submissions: Iterable[Submission], scope: str) -> 
         audit_record(actor, "rejudge.start", f"rejudge {rejudge.pk}", scope=scope,
                      submissions=len(items))
         ids = [item.pk for item in items]
-        transaction.on_commit(lambda: [_enqueue_item(pk) for pk in ids])
+        transaction.on_commit(lambda: _enqueue_items(ids))
     return rejudge
 
 

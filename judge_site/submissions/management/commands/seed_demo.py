@@ -69,8 +69,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.monotonic()
         if options["remove"]:
-            users, subs = remove_seeded()
-            self.stdout.write(f"removed {subs} submissions and {users} users "
+            gone_users, subs = remove_seeded()
+            self.stdout.write(f"removed {subs} submissions and {gone_users} users "
                               f"in {time.monotonic() - started:.1f} s")
             return
         n, u = options["submissions"], options["users"]
@@ -131,7 +131,7 @@ def _verdict(rng: random.Random) -> str:
 
 
 def _benchmark(rng: random.Random) -> dict[str, Any]:
-    shapes = []
+    shapes: list[dict[str, Any]] = []
     for i in range(rng.choice([1, 2, 3])):
         speedup = math.exp(rng.gauss(0.0, 0.35))
         base = rng.uniform(0.5, 20.0)
