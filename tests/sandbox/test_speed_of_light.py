@@ -6,8 +6,7 @@ fraction of the speed of light, and a time below it is never shown (rule
 from __future__ import annotations
 
 import dataclasses
-
-from conftest import KERNELS_ROOT
+from pathlib import Path
 
 from sandbox.backends.base import Backend
 from sandbox.contracts import JudgeResult, Mode, Trust, Verdict
@@ -15,6 +14,10 @@ from sandbox.cost import CostModel
 from sandbox.problem import ProblemPackage
 
 SHAPE_KEYS = {"name", "submission_ms", "baseline_ms", "speedup", "sol_ms", "sol_fraction", "bound"}
+
+# the toy's stand-in kernels package (tests/sandbox/conftest.py's KERNELS_ROOT), by path: a
+# `from conftest import` finds another directory's conftest when several are run together
+KERNELS_ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy" / "kernels_root"
 
 
 def judged_with_cost(toy: ProblemPackage, backend: Backend, cost: CostModel) -> JudgeResult:
