@@ -107,6 +107,11 @@ def _twice() -> dict[str, bytes]:
                 **_entries("toy-dot-product", prefix="practice/problems/llm/"))
 
 
+def _files_at_root() -> dict[str, bytes]:
+    return dict(_entries("toy-dot-product", "toy-running-stats"),
+                **{"problem.md": (FIXTURES / "toy-dot-product" / "problem.md").read_bytes()})
+
+
 def _clash() -> dict[str, bytes]:
     Problem.objects.create(number=3, slug="taken", title="Taken", difficulty="easy",
                            statement_md="x", starter_code="", package_dir="/nowhere", version="v")
@@ -118,8 +123,9 @@ def _clash() -> dict[str, bytes]:
     (_traversal, "", False, "unsafe path in zip"),
     (_link, "", True, "not a regular file in zip"),
     (_twice, "", False, "a slug (the folder&#x27;s name) must be unique in the book"),
+    (_files_at_root, "", False, "a problem.md at the zip&#x27;s root"),
     (_clash, "2", False, "toy-running-stats as 3: that number belongs to problem &#x27;taken&#x27;"),
-], ids=["path traversal", "a link", "a slug twice", "number clash"])
+], ids=["path traversal", "a link", "a slug twice", "files at the root", "number clash"])
 def test_a_zip_that_is_no_book_is_a_400_that_stores_nothing(
     client: Any, packages_dir: Path, charlie: Any, staff_tasks: list[Any], make: Any,
     number: str, link: bool, message: str,

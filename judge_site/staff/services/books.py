@@ -13,8 +13,6 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from django.db.models import Max
-
 from judge_site.catalog.book_import import book_numbers
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import (
