@@ -109,6 +109,7 @@ def test_it_imports_a_book_and_prints_a_table(tmp_path: Path) -> None:
     dest = tmp_path / "packages"
     out, error = _run(str(_book(tmp_path)), "--dest", str(dest))
     assert error is None, out
+    print(out)  # the seconds per folder, for the record
     lines = out.splitlines()
     assert lines[0].split()[:3] == ["number", "slug", "outcome"]
     rows = [line.split() for line in lines[1:4]]
@@ -180,6 +181,9 @@ def test_own_numbers_skipped_kinds_and_unreadable_folders(tmp_path: Path) -> Non
     triton = book / "toy-triton"
     shutil.copytree(FIXTURES / "toy-dot-product", triton)
     (triton / "problem.md").write_text("---\ntitle: T\nrequires: [triton]\n---\n\nx\n")
+    gpusim = book / "toy-gpusim"
+    shutil.copytree(FIXTURES / "toy-dot-product", gpusim)
+    (gpusim / "solution.py").write_text("from gpusim import launch\n")
     broken = book / "toy-broken"
     broken.mkdir()
     (broken / "problem.md").write_text("no front matter\n")
@@ -189,9 +193,10 @@ def test_own_numbers_skipped_kinds_and_unreadable_folders(tmp_path: Path) -> Non
     assert reports["toy-dot-product"]["number"] == 77 and reports["toy-dot-product"]["imported"]
     assert "C++ exercise" in reports["toy-cpp"]["skipped"]
     assert "requires ['triton']" in reports["toy-triton"]["skipped"]
+    assert "solution.py imports gpusim" in reports["toy-gpusim"]["skipped"]
     assert "must start with a '---' line" in reports["toy-broken"]["error"]
     assert reports["toy-broken"]["number"] is None
-    assert error is not None and "1 of 4 folders not imported" in str(error)
+    assert error is not None and "1 of 5 folders not imported" in str(error)
     assert list(Problem.objects.values_list("number", flat=True)) == [77]
 
 

@@ -77,6 +77,8 @@ class Command(BaseCommand):
         def progress(report: dict[str, Any]) -> None:
             if not as_json:
                 self.stdout.write(_row(report))
+            else:  # the JSON comes at the end; a long book shows its progress on stderr
+                self.stderr.write(_row(report), style_func=lambda text: text)
 
         if not as_json:
             self.stdout.write(_row({}, header=True))
