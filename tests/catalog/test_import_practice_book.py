@@ -253,3 +253,42 @@ def test_the_single_folder_command_is_unchanged(tmp_path: Path) -> None:
 
     with pytest.raises(CommandError, match="missing problem.md"):
         call_command("import_practice", str(_book(tmp_path) / "practice"), stdout=StringIO())
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_book_is_checked_in_the_confined_grader_with_docker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the docker backend every folder's check runs through the confined grader (the
+    authors' test.py and solution never run in this process), as one folder's does."""
+    from tests.conftest import require_docker
+
+    require_docker()
+    from judge_site.submissions import confinement
+    from sandbox.backends.base import get_backend
+
+    backend = get_backend("docker")
+    assert confinement.confined(backend.name)
+    confined_calls: list[str] = []
+    real = confinement.judge_function
+
+    def spy(backend: Any) -> Any:
+        judge = real(backend)
+        assert judge.__name__ == "confined_judge"
+
+        def counted(package: Any, source: str, **options: Any) -> Any:
+            confined_calls.append(package.slug)
+            return judge(package, source, **options)
+
+        return counted
+
+    monkeypatch.setattr(confinement, "judge_function", spy)
+    clone = _book(tmp_path, "toy-dot-product", "toy-running-stats")
+    reports = practice_import_book(clone, number=3, dest_dir=tmp_path / "packages",
+                                   backend=backend)
+    _print_timings(reports)
+    assert [(r["slug"], r["number"], r["imported"], r["check"]["starter"]) for r in reports] == [
+        ("toy-dot-product", 3, True, "WA"), ("toy-running-stats", 4, True, "WA")]
+    assert set(confined_calls) == {"toy-dot-product", "toy-running-stats"}
