@@ -81,13 +81,13 @@ def find_folders(root: Path) -> list[Path]:
         here = Path(current)
         if "problem.md" in files and (here / "problem.md").is_file():
             found.append(here)
+            if len(found) > MAX_FOLDERS:
+                raise BookError(f"more than {MAX_FOLDERS} practice folders")
             dirs[:] = []
             continue
         if len(here.parts) - base_depth >= MAX_DEPTH:
             dirs[:] = []
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
-        if len(found) > MAX_FOLDERS:
-            raise BookError(f"more than {MAX_FOLDERS} practice folders")
     return sorted(found)
 
 
