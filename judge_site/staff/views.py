@@ -29,6 +29,7 @@ from judge_site.staff.roles import (
     capability_required,
 )
 from judge_site.staff.services import ops
+from judge_site.staff.services.books import is_book_zip, practice_book_upload
 from judge_site.staff.services.packages import (
     StaffError,
     current_version,
@@ -70,8 +71,12 @@ def upload(request: HttpRequest) -> HttpResponse:
                                         and 0 < len(number_text) <= 6 and int(number_text) > 0):
                     raise StaffError("number: a problem number is a positive integer (at most "
                                      "6 digits)")
-                version = practice_upload(request.user, file.read(), file.name or "",
-                                          int(number_text) if number_text else None)
+                data = file.read()
+                start = int(number_text) if number_text else None
+                if is_book_zip(data):  # several practice folders: a report per folder
+                    outcomes = practice_book_upload(request.user, data, file.name or "", start)
+                    return render(request, "staff/upload_book.html", {"outcomes": outcomes})
+                version = practice_upload(request.user, data, file.name or "", start)
             else:
                 version = package_upload(request.user, file.read(), file.name or "")
         except StaffError as exc:
