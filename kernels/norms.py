@@ -1,5 +1,6 @@
 """Normalisation layers by hand: the references of problems 65 (RMSNorm with the residual add
-fused, forward and backward) and 66 (LayerNorm backward), and their speed baselines.
+fused, forward and backward), 66 (LayerNorm backward) and 80 (plain RMSNorm, the oracle of a
+Triton kernel), and their speed baselines.
 
 Self-contained (torch and the standard library only): the judge loads a baseline from this
 file's source into its own sandbox. Every function computes in float32 (problem 66's reference
@@ -61,6 +62,19 @@ def add_rms_norm_backward(
     dh = grad_h.float() + r * (g - n * (g * n).mean(dim=-1, keepdim=True))
     dweight = (dy * n).reshape(-1, h.shape[-1]).sum(dim=0)
     return dh.to(h.dtype), dweight.to(weight.dtype)
+
+
+# --- 80: plain RMSNorm (the oracle of problem 80's Triton kernel) ----------------------------
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the last dimension of a 2-D ``x``, computed in
+    float32 and rounded once to ``x``'s dtype (so float16 inputs with ``|x|`` beyond 256, whose
+    squares overflow float16, still normalise). ``weight`` is ``[d]``; any strides."""
+    if x.dim() != 2 or weight.shape != (x.shape[-1],):
+        raise ValueError("x must be [rows, d] and weight [d]")
+    x32 = x.float()
+    return (x32 * _rstd(x32, eps) * weight.float()).to(x.dtype)
 
 
 # --- 66: LayerNorm backward -----------------------------------------------------------------

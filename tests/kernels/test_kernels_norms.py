@@ -1,4 +1,4 @@
-"""kernels.norms (problems 65-66) against float64 autograd and slow loop versions."""
+"""kernels.norms (problems 65-66, 80) and kernels.triton_rmsnorm (problem 80) against float64 autograd and slow loop versions."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from kernels.norms import (
     add_rms_norm_backward,
     layer_norm_backward,
     layer_norm_backward_float32,
+    rms_norm,
 )
 
 
@@ -75,3 +76,35 @@ def test_layer_norm_backward_rejects_mismatched_shapes() -> None:
         layer_norm_backward(torch.ones(2, 3), None, None, torch.ones(3))
     with pytest.raises(ValueError):
         layer_norm_backward(torch.ones(2, 3), torch.ones(2), None, torch.ones(2, 3))
+
+
+def test_rms_norm_matches_a_row_loop_in_every_dtype_and_layout() -> None:
+    gen = torch.Generator().manual_seed(8)
+    wide, w = torch.randn(6, 40, generator=gen), torch.randn(33, generator=gen)
+    x = wide[:, 2:35]  # row stride 40, not d = 33
+    torch.testing.assert_close(rms_norm(x, w, 1e-6).double(), _loop_rms(x, w, 1e-6))
+    torch.testing.assert_close(rms_norm(x, w, 2.0).double(), _loop_rms(x, w, 2.0))
+    big = (torch.randn(4, 64, generator=gen) * 300).half()  # float16 squares overflow
+    wh = (250 + torch.rand(64, generator=gen)).half()
+    out = rms_norm(big, wh, 1e-6)
+    assert out.dtype == torch.float16 and bool(out.isfinite().all())
+    torch.testing.assert_close(out, _loop_rms(big, wh, 1e-6).half(), atol=1e-3, rtol=2e-3)
+    assert torch.equal(rms_norm(torch.zeros(2, 5), torch.ones(5), 1e-5), torch.zeros(2, 5))
+    assert rms_norm(torch.zeros(0, 7), torch.ones(7), 1e-6).shape == (0, 7)
+    with pytest.raises(ValueError):
+        rms_norm(torch.zeros(2, 3, 4), torch.ones(4), 1e-6)
+
+
+def test_triton_rms_norm_matches_the_reference_where_triton_is_installed() -> None:
+    pytest.importorskip("triton", reason="triton is not installed (about 1 GB; GPU workers only)")
+    from kernels.triton_rmsnorm import rms_norm as triton_rms_norm  # interpreter without a GPU
+
+    gen = torch.Generator().manual_seed(9)
+    wide, w = torch.randn(5, 130, generator=gen), torch.randn(100, generator=gen)
+    x = wide[:, 7:107]
+    torch.testing.assert_close(triton_rms_norm(x, w, 1e-6), rms_norm(x, w, 1e-6))
+    half = (torch.randn(3, 72, generator=gen) * 300).half()
+    wh = torch.randn(72, generator=gen).half()
+    torch.testing.assert_close(triton_rms_norm(half, wh, 1e-6), rms_norm(half, wh, 1e-6),
+                               atol=1e-3, rtol=2e-3)
+    assert triton_rms_norm(x[:0], w, 1e-6).shape == (0, 100)
