@@ -281,9 +281,12 @@ def test_it_withstands(
     assert result.verdict != Verdict.IE, summary
     if expect.says:
         assert expect.says in first_fault_message(result), summary
-    assert elapsed < MAX_JUDGING_S, summary
+    # The bounds hold on a machine this test has to itself; a busier one (a self-hoster's judge
+    # beside it, other agents) stretches every phase by about its run-queue length per CPU.
+    stretch = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    assert elapsed < MAX_JUDGING_S * stretch, f"{summary}; load x{stretch:.1f}"
     if result.verdict == Verdict.TLE:
-        assert elapsed < MAX_TLE_JUDGING_S, summary
+        assert elapsed < MAX_TLE_JUDGING_S * stretch, f"{summary}; load x{stretch:.1f}"
     # The worker is healthy: no thread kept by the judging (file descriptors: see
     # tests/sandbox/test_docker_backend.py, where the HTTP pool's warm-up can be waited out).
     assert threading.active_count() <= threads, summary
