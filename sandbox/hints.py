@@ -226,3 +226,19 @@ def next_rung_due(
         return False
     start = since if since is not None else fresh[0]
     return now - start >= cooldown
+
+
+def hinted_checks_failed(spec: HintSpec, cases: list[CaseInfo], failed: set[str]) -> list[str]:
+    """The checks with a ladder that a result failing ``failed`` (test names) fails."""
+    return [ladder.check for ladder in spec.ladders if fails_check(ladder.check, cases, failed)]
+
+
+def package_hint_items(package_path: Path, manifest: dict[str, Any]) -> tuple[HintSpec, list[CaseInfo], str]:
+    """The package's hints, its case index and what is wrong with them ("" when nothing)."""
+    try:
+        spec = parse_hints(manifest, str(package_path / "problem.toml"))
+        cases = case_index(package_path / "tests.py")
+    except PackageError as exc:
+        return HintSpec(enabled=False), [], str(exc)
+    unknown = unknown_checks(spec, cases)
+    return spec, cases, f"checks that name no case: {', '.join(unknown)}" if unknown else ""
