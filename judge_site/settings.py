@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "judge_site.submissions",
     "judge_site.staff",
     "judge_site.courses",
+    "judge_site.hints",
 ]
 
 MIDDLEWARE = [

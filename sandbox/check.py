@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
+from sandbox.hints import failing_names, hinted_checks_failed, package_hint_items
 from sandbox.problem import Case, PackageError, ProblemPackage, inline_kernels, kernels_module_path
 
 if TYPE_CHECKING:
@@ -340,6 +341,9 @@ def check_package(
     result, took = run(no_bench, package.path / "starter.py")
     add("starter fails", result.verdict != Verdict.AC, _summary(result), took)
 
+    hints, hint_cases, hint_error = package_hint_items(package.path, package.manifest)
+    if hints.ladders or hint_error:
+        add("static: hints", not hint_error, hint_error or f"{len(hints.ladders)} ladder(s)")
     for verdict, file in package.solutions():
         label = f"solutions/{verdict}/{file.name}"
         if verdict not in KNOWN_VERDICTS:
@@ -349,6 +353,9 @@ def check_package(
         add(f"{label} gets {verdict}", result.verdict == verdict, _summary(result), took)
         if verdict in ("AC", "CE") or result.verdict != verdict:
             continue
+        if hints.ladders:  # a student who writes this mistake is offered a hint
+            hinted = hinted_checks_failed(hints, hint_cases, failing_names(t.to_json() for t in result.tests))
+            add(f"{label}: fails a hinted check", bool(hinted), ", ".join(hinted) or "no ladder covers a failed test")
         caught = [t for t in result.tests if not t.public and t.verdict == verdict]
         if caught:
             add(f"{label}: hidden tests catch it", True, f"{len(caught)} hidden test(s)")

@@ -67,6 +67,7 @@ class Case:
     allow_nan: bool = False  # NaN/Inf in expected may match NaN/Inf in got at the same place
     check: Callable[[Any, Any], str | None] | None = None
     note: str = ""  # what this case is about: "pad_id = -1, outside the vocabulary"
+    tags: tuple[str, ...] = ()  # names a hint ladder may key on: check = "tag:padding" (sandbox/hints.py)
 
 
 @dataclass(frozen=True)

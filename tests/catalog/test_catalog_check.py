@@ -33,13 +33,14 @@ def local_checks(request: pytest.FixtureRequest) -> Iterator[CheckPool]:
     for item in request.session.items:
         if getattr(item, "module", None) is not request.module:
             continue
-        if item.originalname == "test_every_package_passes_its_check":
+        if item.originalname in ("test_every_package_passes_its_check",
+                                 "test_every_wrong_solution_of_48_64_fails_a_hinted_check"):
             wanted.append((item.callspec.params["package_dir"], False))
         elif item.originalname == "test_the_check_runs_the_reference_benchmark":
             wanted.append((P48, True))
     if (P48, True) in wanted and (P48, False) in wanted:
         wanted.remove((P48, False))
-    pool = CheckPool(wanted, first=LONG_CHECKS)
+    pool = CheckPool(list(dict.fromkeys(wanted)), first=LONG_CHECKS)
     try:
         yield pool
     finally:
@@ -56,6 +57,49 @@ def test_every_package_passes_its_check(package_dir: Path, local_checks: CheckPo
     names = [item.name for item in report.items]
     assert "reference (solution.py) is AC" in names and "starter fails" in names
     assert any(n.startswith("solutions/WA/") for n in names)
+
+
+HINTED = [p for p in PACKAGES if 48 <= int(p.name[:3]) <= 64]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package_dir", HINTED, ids=[p.name for p in HINTED])
+def test_every_wrong_solution_of_48_64_fails_a_hinted_check(
+    package_dir: Path, local_checks: CheckPool
+) -> None:
+    """Each tagged wrong solution (WA, RE, MLE, ...) fails a check that has a hint ladder, so a
+    student who makes that mistake is offered a hint (sandbox/hints.py)."""
+    report = local_checks.report(package_dir)
+    if report.skipped:
+        pytest.skip(report.skipped)
+    items = {item.name: item for item in report.items}
+    assert items["static: hints"].ok, items["static: hints"].detail
+    wrong = [f"solutions/{v}/{f.name}" for v, f in load_package(package_dir).solutions() if v not in ("AC", "CE")]
+    assert wrong
+    for label in wrong:
+        hinted = items.get(f"{label}: fails a hinted check")
+        assert hinted is not None and hinted.ok, report.render()
+
+
+def test_the_check_fails_a_wrong_solution_no_hint_covers(tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / P48.name
+    shutil.copytree(P48, copy, ignore=shutil.ignore_patterns("__pycache__", "solutions"))
+    (copy / "solutions/WA").mkdir(parents=True)
+    shutil.copy(P48 / "solutions/WA/side_ignored.py", copy / "solutions/WA/side_ignored.py")
+    toml = copy / "problem.toml"
+    # Only embed has a ladder: side_ignored fails pad_batch's tests alone.
+    toml.write_text(
+        toml.read_text().split("[hints]")[0]
+        + '[hints]\n[[hints.ladders]]\ncheck = "fn:embed"\nladder = ["a hint"]\n'
+    )
+    report = check_package(load_package(copy), get_backend("local"), bench=False)
+    items = {item.name: item for item in report.items}
+    assert items["solutions/WA/side_ignored.py gets WA"].ok
+    assert items["static: hints"].ok
+    assert not items["solutions/WA/side_ignored.py: fails a hinted check"].ok
+    assert not report.ok
 
 
 @pytest.mark.slow

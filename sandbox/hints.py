@@ -1,0 +1,244 @@
+"""Hints keyed to the failing check: parsing of problem.toml's ``[hints]`` and the ladder rule.
+
+An author attaches a ladder of hints to a check: one case (``check = "case_name"``), every case
+of a function (``check = "fn:embed"``) or every case carrying a tag (``check = "tag:padding"``,
+``Case(..., tags=("padding",))`` in tests.py)::
+
+    [hints]
+    enabled = true      # false switches the hints of this problem off
+    after = 2           # distinct failing Submits (by code hash) before each next hint
+    cooldown_s = 120    # and at least this long since the last hint of that check was shown
+
+    [[hints.ladders]]
+    check = "fn:embed"
+    ladder = ["first, gentle hint", "second, more direct hint"]
+
+Cases are matched against stored test results by name. The case index is read statically from
+tests.py (the web process has no torch): a ``Case(...)`` call's name literal, or an f-string
+name read as a pattern, its ``fn`` literal and its ``tags`` literal tuple.
+
+The ladder rule (``next_rung_due``) is pure: a submission counts toward a check when it failed
+one of the check's cases, and only if its code hash was not counted for that check before, so
+resubmitting the same wrong code does not climb the ladder. Framework-free and torch-free.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sandbox.problem import PackageError
+
+DEFAULT_AFTER = 2
+DEFAULT_COOLDOWN_S = 120
+MAX_HINT_CHARS = 600
+
+
+@dataclass(frozen=True)
+class Ladder:
+    check: str  # "case_name", "fn:<function>" or "tag:<tag>"
+    hints: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HintSpec:
+    enabled: bool = True
+    after: int = DEFAULT_AFTER
+    cooldown_s: float = DEFAULT_COOLDOWN_S
+    ladders: tuple[Ladder, ...] = ()
+
+
+@dataclass(frozen=True)
+class CaseInfo:
+    pattern: str  # a regular expression matching the case's test name
+    fn: str
+    tags: tuple[str, ...]
+    public: bool
+
+    def matches(self, name: str) -> bool:
+        return re.fullmatch(self.pattern, name) is not None
+
+
+def parse_hints(manifest: dict[str, Any], where: str = "problem.toml") -> HintSpec:
+    """The ``[hints]`` table of a parsed problem.toml (an empty spec when there is none)."""
+    raw = manifest.get("hints")
+    if raw is None:
+        return HintSpec(ladders=())
+    if not isinstance(raw, dict):
+        raise PackageError(f"{where}: [hints] must be a table")
+    enabled = raw.get("enabled", True)
+    after = raw.get("after", DEFAULT_AFTER)
+    cooldown = raw.get("cooldown_s", DEFAULT_COOLDOWN_S)
+    if not isinstance(enabled, bool):
+        raise PackageError(f"{where}: hints.enabled must be true or false")
+    if not isinstance(after, int) or isinstance(after, bool) or after < 1:
+        raise PackageError(f"{where}: hints.after must be a positive integer")
+    if not isinstance(cooldown, (int, float)) or isinstance(cooldown, bool) or cooldown < 0:
+        raise PackageError(f"{where}: hints.cooldown_s must be a number of seconds >= 0")
+    ladders = []
+    for i, entry in enumerate(raw.get("ladders", [])):
+        check = entry.get("check") if isinstance(entry, dict) else None
+        hints = entry.get("ladder") if isinstance(entry, dict) else None
+        if not isinstance(check, str) or not check.strip():
+            raise PackageError(f"{where}: hints.ladders[{i}] needs a check")
+        if not (isinstance(hints, list) and hints and all(isinstance(h, str) and h.strip() for h in hints)):
+            raise PackageError(f"{where}: hints.ladders[{i}] ({check}) needs a non-empty ladder of texts")
+        if any(len(h) > MAX_HINT_CHARS for h in hints):
+            raise PackageError(f"{where}: hints.ladders[{i}] ({check}): a hint over {MAX_HINT_CHARS} characters")
+        ladders.append(Ladder(check.strip(), tuple(h.strip() for h in hints)))
+    checks = [ladder.check for ladder in ladders]
+    if len(set(checks)) != len(checks):
+        raise PackageError(f"{where}: a check has two ladders")
+    return HintSpec(enabled, after, float(cooldown), tuple(ladders))
+
+
+def _name_pattern(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return re.escape(node.value)
+    if isinstance(node, ast.JoinedStr):
+        parts = [
+            re.escape(v.value) if isinstance(v, ast.Constant) and isinstance(v.value, str) else ".+"
+            for v in node.values
+        ]
+        return "".join(parts)
+    return None
+
+
+def case_index(tests_py: Path) -> list[CaseInfo]:
+    """Every ``Case(...)`` of tests.py whose name is a literal or an f-string, in source order."""
+    tree = ast.parse(tests_py.read_text(), filename=str(tests_py))
+    found: list[tuple[tuple[int, int], CaseInfo]] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Case"):
+            continue
+        kwargs = {k.arg: k.value for k in node.keywords if k.arg}
+        name = kwargs.get("name") or (node.args[0] if node.args else None)
+        fn = kwargs.get("fn") or (node.args[1] if len(node.args) > 1 else None)
+        pattern = _name_pattern(name) if name is not None else None
+        if pattern is None:
+            continue
+        tags: tuple[str, ...] = ()
+        raw_tags = kwargs.get("tags")
+        if raw_tags is not None:
+            try:
+                value = ast.literal_eval(raw_tags)
+            except ValueError:
+                raise PackageError(f"{tests_py}:{node.lineno}: Case tags must be a literal tuple") from None
+            tags = tuple(str(t) for t in value)
+        public = kwargs.get("public")
+        found.append((
+            (node.lineno, node.col_offset),
+            CaseInfo(
+                pattern=pattern,
+                fn=fn.value if isinstance(fn, ast.Constant) and isinstance(fn.value, str) else "",
+                tags=tags,
+                public=isinstance(public, ast.Constant) and public.value is True,
+            ),
+        ))
+    return [info for _, info in sorted(found, key=lambda item: item[0])]
+
+
+def check_cases(check: str, cases: list[CaseInfo]) -> list[CaseInfo]:
+    """The cases a check names (case name, ``fn:`` or ``tag:``)."""
+    if check.startswith("fn:"):
+        return [c for c in cases if c.fn == check[3:]]
+    if check.startswith("tag:"):
+        return [c for c in cases if check[4:] in c.tags]
+    return [c for c in cases if c.matches(check)]
+
+
+def unknown_checks(spec: HintSpec, cases: list[CaseInfo]) -> list[str]:
+    """Checks that name no case of the package (an authoring mistake)."""
+    return [ladder.check for ladder in spec.ladders if not check_cases(ladder.check, cases)]
+
+
+def failing_names(tests: Iterable[dict[str, Any]]) -> set[str]:
+    """Names of the tests a stored result failed (skipped tests did not fail: they did not run)."""
+    return {
+        str(t.get("name")) for t in tests if str(t.get("verdict")) not in ("AC", "SK") and t.get("name")
+    }
+
+
+def fails_check(check: str, cases: list[CaseInfo], failed: set[str]) -> bool:
+    matched = check_cases(check, cases)
+    return any(case.matches(name) for case in matched for name in failed)
+
+
+def check_is_public(check: str, cases: list[CaseInfo]) -> bool:
+    """A check may be named to the student only when every case it covers is public."""
+    matched = check_cases(check, cases)
+    return bool(matched) and all(case.public for case in matched)
+
+
+def code_hash(code: str) -> str:
+    """sha256 of the code with line endings unified and trailing whitespace dropped: the same
+    program resubmitted (or re-saved by an editor) counts once."""
+    lines = [line.rstrip() for line in code.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return hashlib.sha256("\n".join(lines).strip("\n").encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One finished Submit of the student, oldest first."""
+
+    code_hash: str
+    at: datetime
+    failed: frozenset[str]  # test names it failed
+
+
+def next_rung_due(
+    check: str,
+    cases: list[CaseInfo],
+    attempts: list[Attempt],
+    shown_at: list[datetime],
+    ladder_len: int,
+    *,
+    after: int,
+    cooldown: timedelta,
+    now: datetime,
+) -> bool:
+    """Whether the next hint of ``check`` is due now.
+
+    ``shown_at`` holds when each rung already shown was shown (rung 0 first). The next rung is
+    due when ``after`` distinct codes failed the check since the last rung was shown (a code
+    counted once per check, ever), and ``cooldown`` has passed since the last rung was shown or,
+    for the first rung, since the first counted failure.
+    """
+    rung = len(shown_at)
+    if rung >= ladder_len:
+        return False
+    since = shown_at[-1] if shown_at else None
+    seen: set[str] = set()
+    fresh: list[datetime] = []
+    for attempt in attempts:
+        if not fails_check(check, cases, set(attempt.failed)) or attempt.code_hash in seen:
+            continue
+        seen.add(attempt.code_hash)
+        if since is None or attempt.at > since:
+            fresh.append(attempt.at)
+    if len(fresh) < after:
+        return False
+    start = since if since is not None else fresh[0]
+    return now - start >= cooldown
+
+
+def hinted_checks_failed(spec: HintSpec, cases: list[CaseInfo], failed: set[str]) -> list[str]:
+    """The checks with a ladder that a result failing ``failed`` (test names) fails."""
+    return [ladder.check for ladder in spec.ladders if fails_check(ladder.check, cases, failed)]
+
+
+def package_hint_items(package_path: Path, manifest: dict[str, Any]) -> tuple[HintSpec, list[CaseInfo], str]:
+    """The package's hints, its case index and what is wrong with them ("" when nothing)."""
+    try:
+        spec = parse_hints(manifest, str(package_path / "problem.toml"))
+        cases = case_index(package_path / "tests.py")
+    except PackageError as exc:
+        return HintSpec(enabled=False), [], str(exc)
+    unknown = unknown_checks(spec, cases)
+    return spec, cases, f"checks that name no case: {', '.join(unknown)}" if unknown else ""
