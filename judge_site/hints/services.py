@@ -144,7 +144,7 @@ def staff_table(problem: Problem) -> list[dict[str, Any]]:
         after = [v for at, v in per_user.get(row.user_id, []) if at > row.shown_at]
         if VerdictChoice.AC in after:
             entry["ac"] += 1
-            entry["_after"].append(after.index(VerdictChoice.AC) + 1)
+            entry["_after"].append(after.index(str(VerdictChoice.AC)) + 1)
     out = []
     for entry in table.values():
         counts = entry.pop("_after")
