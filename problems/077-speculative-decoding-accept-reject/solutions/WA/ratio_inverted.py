@@ -25,8 +25,12 @@ def residual_probs(draft_probs, target_probs):
 
 
 def speculative_step(draft_probs, draft_tokens, target_probs, seed, pad_id=-1):
-    accept = acceptance_probs(target_probs[:, :-1], draft_tokens,
-                              torch.cat([draft_probs, draft_probs[:, :1]], dim=1))
+    acceptance_probs(draft_probs, draft_tokens, target_probs)  # the shape and token checks
+    k = draft_probs.shape[1]
+    x = draft_tokens.long()[..., None]
+    qx = draft_probs.float().gather(-1, x)[..., 0]
+    px = target_probs[:, :k].float().gather(-1, x)[..., 0]
+    accept = torch.where(px > 0, torch.clamp(qx / torch.where(px > 0, px, 1.0), max=1.0), (qx > 0).float())
     b, k, v = draft_probs.shape
     gen = torch.Generator().manual_seed(seed)
     u = torch.rand(b, k, generator=gen)
