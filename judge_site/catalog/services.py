@@ -152,6 +152,26 @@ def _safe_member(info: zipfile.ZipInfo) -> PurePosixPath:
     return path
 
 
+def zip_extract(
+    archive: zipfile.ZipFile, members: list[tuple[zipfile.ZipInfo, PurePosixPath]], dest: Path
+) -> None:
+    """Write ``members`` (each with its checked relative path, _safe_member) under ``dest``,
+    counting the bytes really written against MAX_UNPACKED_BYTES (sizes in the header may lie)."""
+    written = 0
+    for info, path in members:
+        target = dest.joinpath(*path.parts)
+        if info.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(info) as src, open(target, "wb") as out:
+            while chunk := src.read(1 << 16):
+                written += len(chunk)
+                if written > MAX_UNPACKED_BYTES:
+                    raise PackageError(f"unpacked size over {MAX_UNPACKED_BYTES} bytes")
+                out.write(chunk)
+
+
 def _open_zip(data: bytes) -> zipfile.ZipFile:
     """``data`` as a zip archive, refused when over MAX_ZIP_BYTES or not a zip."""
     if len(data) > MAX_ZIP_BYTES:
@@ -186,19 +206,7 @@ def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
         dest.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".import-", dir=dest))
         try:
-            written = 0
-            for info, path in members:
-                target = staging.joinpath(*path.parts)
-                if info.is_dir():
-                    target.mkdir(parents=True, exist_ok=True)
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(info) as src, open(target, "wb") as out:
-                    while chunk := src.read(1 << 16):
-                        written += len(chunk)
-                        if written > MAX_UNPACKED_BYTES:  # sizes in the header may lie
-                            raise PackageError(f"unpacked size over {MAX_UNPACKED_BYTES} bytes")
-                        out.write(chunk)
+            zip_extract(archive, members, staging)
             package = load_package(staging / folder)
             public_cases_static(staging / folder / "tests.py")  # parses; public cases literal
             if not folder.startswith(f"{package.number:03d}-") and not folder.startswith(

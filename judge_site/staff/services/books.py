@@ -20,6 +20,7 @@ from judge_site.catalog.services import (
     _open_zip,
     _safe_member,
     problem_export_zip,
+    zip_extract,
 )
 from judge_site.staff.models import ProblemVersion
 from judge_site.staff.services.audit import audit_record
@@ -58,20 +59,8 @@ def _unzip(data: bytes, dest: Path) -> None:
         if any(path.parts == ("problem.md",) for _, path in members):
             raise PackageError("a problem.md at the zip's root: zip the practice folders, each "
                                "in its own folder named by its slug")
-        written = 0
         dest.mkdir(parents=True)
-        for info, path in members:
-            target = dest.joinpath(*path.parts)
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as src, open(target, "wb") as out:
-                while chunk := src.read(1 << 16):
-                    written += len(chunk)
-                    if written > MAX_UNPACKED_BYTES:  # sizes in the header may lie
-                        raise PackageError(f"unpacked size over {MAX_UNPACKED_BYTES} bytes")
-                    out.write(chunk)
+        zip_extract(archive, members, dest)
 
 
 def _catalog() -> tuple[dict[int, str], dict[str, int]]:
