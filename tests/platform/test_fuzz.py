@@ -322,7 +322,7 @@ def requests(draw: Any, world: World, all_routes: list[Route]) -> dict[str, Any]
     if kind == "json":
         body, ctype = json.dumps(draw(json_values)).encode(), "application/json"
     elif kind == "form":
-        body = urlencode(draw(form_values)).encode("utf-8", "surrogatepass")
+        body = urlencode(draw(form_values), encoding="utf-8", errors="surrogatepass").encode()
         ctype = "application/x-www-form-urlencoded"
     elif kind == "bytes":
         body = draw(st.binary(max_size=200))
@@ -339,7 +339,7 @@ def requests(draw: Any, world: World, all_routes: list[Route]) -> dict[str, Any]
     elif kind == "hostile":
         body, ctype = draw(st.sampled_from(HOSTILE_BODIES)), "application/json"
     query = (
-        urlencode(draw(form_values))
+        urlencode(draw(form_values), encoding="utf-8", errors="surrogatepass")
         if draw(st.booleans())
         else draw(
             st.sampled_from(["", "%00", "a=%C2%B2", "page=-1&problem=9999999999999", "=&&=="])
