@@ -4,7 +4,8 @@ memory limit) gets it. Needs the engine and the sandbox image.
 
 What the local package check (test_catalog_check.py) already proves for every tagged file is not
 judged again here: a WA, RE or CE verdict comes from the same runner and the same comparison on
-either backend. Problems 56 and 79 are checked whole through Docker in test_catalog_check.py
+either backend. The Triton problems 56, 64, 79 and 80 are checked whole through Docker in
+test_catalog_check.py
 (reference, starter, every tagged solution, the benchmark), so they are not judged here again."""
 
 from __future__ import annotations
