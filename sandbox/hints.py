@@ -27,12 +27,13 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS
 from sandbox.problem import PackageError
 
 DEFAULT_AFTER = 2
@@ -159,15 +160,18 @@ def unknown_checks(spec: HintSpec, cases: list[CaseInfo]) -> list[str]:
 
 
 def failing_names(tests: Iterable[dict[str, Any]]) -> set[str]:
-    """Names of the tests a stored result failed (skipped tests did not fail: they did not run)."""
-    return {
-        str(t.get("name")) for t in tests if str(t.get("verdict")) not in ("AC", "SK") and t.get("name")
-    }
+    """Names of the tests a stored result failed, by the judge's own table (contracts.py): a
+    skipped test did not fail, it did not run."""
+    not_failed = PASSING_VERDICTS | NEUTRAL_VERDICTS
+    return {str(t.get("name")) for t in tests if t.get("verdict") not in not_failed and t.get("name")}
 
 
-def fails_check(check: str, cases: list[CaseInfo], failed: set[str]) -> bool:
-    matched = check_cases(check, cases)
+def _fails(matched: list[CaseInfo], failed: Set[str]) -> bool:
     return any(case.matches(name) for case in matched for name in failed)
+
+
+def fails_check(check: str, cases: list[CaseInfo], failed: Set[str]) -> bool:
+    return _fails(check_cases(check, cases), failed)
 
 
 def check_is_public(check: str, cases: list[CaseInfo]) -> bool:
@@ -214,10 +218,11 @@ def next_rung_due(
     if rung >= ladder_len:
         return False
     since = shown_at[-1] if shown_at else None
+    matched = check_cases(check, cases)  # once, not per attempt
     seen: set[str] = set()
     fresh: list[datetime] = []
     for attempt in attempts:
-        if not fails_check(check, cases, set(attempt.failed)) or attempt.code_hash in seen:
+        if not _fails(matched, attempt.failed) or attempt.code_hash in seen:
             continue
         seen.add(attempt.code_hash)
         if since is None or attempt.at > since:

@@ -99,20 +99,19 @@ def hints_for(user: Any, problem: Problem) -> list[ShownHint]:
     out: list[ShownHint] = []
     for ladder in spec.ladders:
         rows = shown.get(ladder.check, [])
-        while next_rung_due(
+        # At most one rung per visit: the next needs its own failures and cool-down.
+        if next_rung_due(
             ladder.check, cases, attempts, [r.shown_at for r in rows], len(ladder.hints),
             after=spec.after, cooldown=timedelta(seconds=spec.cooldown_s), now=now,
         ):
             try:
                 with transaction.atomic():
-                    row = HintShown.objects.create(
+                    rows.append(HintShown.objects.create(
                         user_id=user.pk, problem=problem, check_key=ladder.check, rung=len(rows),
                         submits_before=len(attempts),
-                    )
+                    ))
             except IntegrityError:  # another page recorded it a moment ago
-                break
-            rows.append(row)
-            break  # one rung per visit: the next needs its own failures and cool-down
+                pass
         label = _label(ladder.check, cases)
         for row in rows:
             if row.rung < len(ladder.hints):
