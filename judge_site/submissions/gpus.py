@@ -94,8 +94,9 @@ def hold(process_index: int, run: Callable[..., Any] | None = None) -> str | Non
 
 
 def held() -> str | None:
-    """The GPU this process holds (hold), else the host's first (a one-shot command)."""
+    """The GPU this process holds (hold), else the host's first as discovered (a one-shot
+    command such as ``manage.py judge``, which is no worker process)."""
     if _held is not None:
         return _held
-    ids = list(settings.JUDGE_GPU_IDS)
-    return str(ids[0]) if ids else None
+    ids = discover()
+    return ids[0] if ids else None

@@ -83,12 +83,19 @@ def test_each_judging_process_holds_its_own_gpu(settings: Any) -> None:
     assert engine.gpu_for(cpu_problem) is None  # type: ignore[arg-type]
 
 
-def test_a_host_without_gpus_holds_none_and_a_command_takes_the_first_configured(settings: Any) -> None:
+def test_a_host_without_gpus_holds_none_and_a_command_takes_the_first_configured(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings.JUDGE_GPU_IDS = []
-    assert gpus.hold(0, run=smi("")) is None
+    monkeypatch.setattr(subprocess, "run", smi(""))  # this host's nvidia-smi, whatever it says
+    assert gpus.hold(0) is None
     assert engine.gpu_for(SimpleNamespace(device="gpu")) is None  # type: ignore[arg-type]
     settings.JUDGE_GPU_IDS = ["GPU-1234"]
     assert engine.gpu_for(SimpleNamespace(device="gpu")) == "GPU-1234"  # type: ignore[arg-type]
+    settings.JUDGE_GPU_IDS = []
+    monkeypatch.setattr(subprocess, "run", smi(TWO_GPUS))  # a one-shot command finds them too
+    first = gpus.parse_nvidia_smi(TWO_GPUS)[0].uuid
+    assert engine.gpu_for(SimpleNamespace(device="gpu")) == first  # type: ignore[arg-type]
 
 
 def test_a_gpu_worker_without_a_gpu_refuses_to_start_with_a_message(
