@@ -68,7 +68,7 @@ class TestResult:
     name: str
     public: bool
     verdict: Verdict
-    message: str = ""  # what the student sees (already filtered by the feedback policy)
+    message: str = ""  # the full message; a hidden test's is filtered when shown (feedback.py)
     wrong_kind: WrongKind | None = None
     time_ms: float | None = None  # host wall clock of the probe round trip
     details: dict[str, Any] = field(default_factory=dict)  # worst element, counts, traceback
@@ -158,10 +158,14 @@ class JudgeResult:
     environment: dict[str, Any]
     message: str = ""  # a judging-level message (compile error, internal error)
     problem_version: str = ""
+    # The judging's secret seed (mixed into the hidden tests' inputs): with it a failure can be
+    # reproduced. A secret: never in ``to_json`` unless asked for, never shown to a student.
+    secret_seed: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        """The exact shape of ``manage.py judge --json`` (extra keys allowed, none removed)."""
-        return {
+    def to_json(self, with_seed: bool = False) -> dict[str, Any]:
+        """The exact shape of ``manage.py judge --json`` (extra keys allowed, none removed);
+        ``with_seed`` adds ``secret_seed`` (between the grader and the worker only)."""
+        data: dict[str, Any] = {
             "verdict": str(self.verdict),
             "tests": [t.to_json() for t in self.tests],
             "benchmark": self.benchmark.to_json() if self.benchmark else None,
@@ -169,11 +173,15 @@ class JudgeResult:
             "message": self.message,
             "problem_version": self.problem_version,
         }
+        if with_seed:
+            data["secret_seed"] = self.secret_seed
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> JudgeResult:
         """The inverse of ``to_json``: read a stored result back typed."""
         bench = data.get("benchmark")
+        seed = data.get("secret_seed")
         return cls(
             verdict=Verdict(data["verdict"]),
             tests=[TestResult.from_json(t) for t in data.get("tests") or []],
@@ -181,6 +189,7 @@ class JudgeResult:
             environment=dict(data.get("environment") or {}),
             message=str(data.get("message") or ""),
             problem_version=str(data.get("problem_version") or ""),
+            secret_seed=seed if type(seed) is int else None,
         )
 
 

@@ -9,6 +9,7 @@ category ("wrong answer: dtype"), or everything.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from typing import Any
 
 from sandbox.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict, WrongKind
@@ -101,6 +102,25 @@ def for_student(result: TestResult, policy: FeedbackPolicy) -> TestResult:
         verdict=result.verdict,
         message=VERDICT_WORDS.get(result.verdict, ""),
     )
+
+
+def hidden_policy(manifest: dict[str, Any]) -> FeedbackPolicy:
+    """A package's policy for hidden tests (``problem.toml``'s ``[feedback] hidden``)."""
+    feedback = manifest.get("feedback")
+    return FeedbackPolicy((feedback if isinstance(feedback, dict) else {}).get("hidden", "category"))
+
+
+def result_for_student(result: JudgeResult, policy: FeedbackPolicy) -> JudgeResult:
+    """The complete ``result`` as a student may see it: each test through ``for_student``,
+    no secret seed."""
+    return dataclasses.replace(
+        result, tests=[for_student(t, policy) for t in result.tests], secret_seed=None
+    )
+
+
+def tests_for_student(tests: list[dict[str, Any]], policy: FeedbackPolicy) -> list[dict[str, Any]]:
+    """Stored tests (``TestResult.to_json()`` each) as a student may see them."""
+    return [for_student(TestResult.from_json(t), policy).to_json() for t in tests]
 
 
 def format_result(result: JudgeResult) -> str:

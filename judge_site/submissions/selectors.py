@@ -24,6 +24,7 @@ from judge_site.submissions.models import (
     UserStats,
     VerdictChoice,
 )
+from sandbox.feedback import hidden_policy, tests_for_student
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 T = TypeVar("T")
@@ -74,8 +75,19 @@ def submission_queue_position(submission: Submission) -> int | None:
     return ahead.count() + 1
 
 
-def submission_to_json(submission: Submission) -> dict[str, Any]:
-    """The API's shape: the keys of ``manage.py judge --json`` plus id, problem, mode, status."""
+def submission_tests_for(viewer: AnyUser | None, submission: Submission) -> list[dict[str, Any]]:
+    """The stored (complete) tests as ``viewer`` may see them: whole for staff who read every
+    submission; for anyone else, hidden tests filtered by the problem's feedback policy (as
+    ``manage.py judge`` shows them). The secret seed is never part of them."""
+    tests = list(submission.tests or [])
+    if submission.tests_filtered or (viewer is not None and reads_all_submissions(viewer)):
+        return tests
+    return tests_for_student(tests, hidden_policy(submission.problem.manifest or {}))
+
+
+def submission_to_json(submission: Submission, viewer: AnyUser | None = None) -> dict[str, Any]:
+    """The API's shape: the keys of ``manage.py judge --json`` plus id, problem, mode, status;
+    the tests as ``viewer`` may see them (no viewer: as a student)."""
     done = submission.status == Status.DONE
     return {
         "id": submission.pk,
@@ -84,7 +96,7 @@ def submission_to_json(submission: Submission) -> dict[str, Any]:
         "mode": submission.mode,
         "status": submission.status,
         "verdict": submission.verdict or None,
-        "tests": submission.tests or [],
+        "tests": submission_tests_for(viewer, submission),
         "benchmark": submission.benchmark if done else None,
         "environment": submission.environment or {},
         "message": submission.message,

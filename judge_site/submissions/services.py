@@ -183,11 +183,13 @@ def _load_package(package_dir: str) -> Any:
     return load_package(package_dir)
 
 
-def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[Any], None]) -> Any:
+def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[Any], None],
+                  secret_seed: int | None = None) -> Any:
     from judge_site.submissions.engine import judge_source
     from sandbox.contracts import Mode as EngineMode
 
-    return judge_source(package, source, EngineMode(mode), on_progress=on_progress)
+    return judge_source(package, source, EngineMode(mode), on_progress=on_progress,
+                        secret_seed=secret_seed)
 
 
 def _drop_connections() -> None:
@@ -279,6 +281,7 @@ def _claim(submission: Submission) -> Any | None:
             heartbeat_at=now,
             worker=_worker_name(),
             tests=[],
+            tests_filtered=False,
             benchmark=None,
             verdict="",
             message="",
