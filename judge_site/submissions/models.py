@@ -115,10 +115,13 @@ def fields_from_result(result: JudgeResult, fallback_version: str = "") -> dict[
     verdict, tests, benchmark, environment, message, problem_version, secret_seed."""
     data = result.to_json()
     verdict = str(result.verdict)
+    bench = data["benchmark"]
+    if bench is not None:  # stored: ``trust`` only (the API derives the old flag again)
+        bench = {k: v for k, v in bench.items() if k != "verified"}
     return {
         "verdict": verdict if verdict in VerdictChoice.values else VerdictChoice.IE,
         "tests": data["tests"],
-        "benchmark": data["benchmark"],
+        "benchmark": bench,
         "environment": data["environment"] or {},
         "message": data["message"],
         "problem_version": data["problem_version"] or fallback_version,

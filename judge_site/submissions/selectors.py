@@ -24,6 +24,7 @@ from judge_site.submissions.models import (
     UserStats,
     VerdictChoice,
 )
+from sandbox.contracts import Trust
 from sandbox.feedback import hidden_policy, tests_for_student
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
@@ -85,6 +86,14 @@ def submission_tests_for(viewer: AnyUser | None, submission: Submission) -> list
     return tests_for_student(tests, hidden_policy(submission.problem.manifest or {}))
 
 
+def _benchmark_json(bench: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored benchmark with the ``verified`` flag of ``manage.py judge --json`` derived
+    from its ``trust`` (stored results keep ``trust`` only)."""
+    if not bench:
+        return bench
+    return {**bench, "verified": benchmark_trust(bench) != "rejected"}
+
+
 def submission_to_json(submission: Submission, viewer: AnyUser | None = None) -> dict[str, Any]:
     """The API's shape: the keys of ``manage.py judge --json`` plus id, problem, mode, status;
     the tests as ``viewer`` may see them (no viewer: as a student)."""
@@ -97,7 +106,7 @@ def submission_to_json(submission: Submission, viewer: AnyUser | None = None) ->
         "status": submission.status,
         "verdict": submission.verdict or None,
         "tests": submission_tests_for(viewer, submission),
-        "benchmark": submission.benchmark if done else None,
+        "benchmark": _benchmark_json(submission.benchmark) if done else None,
         "environment": submission.environment or {},
         "message": submission.message,
         "problem_version": submission.problem_version,
@@ -232,12 +241,9 @@ def leaderboard_problem(problem: Problem, limit: int = BOARD_PAGE_SIZE) -> list[
 
 
 def benchmark_trust(bench: dict | None) -> str:
-    """The benchmark's Trust value; results stored before it existed have only ``verified``."""
-    bench = bench or {}
-    trust = bench.get("trust")
-    if isinstance(trust, str) and trust:
-        return trust
-    return "verified" if bench.get("verified", True) else "rejected"
+    """A stored benchmark's Trust value (sandbox.contracts.Trust)."""
+    trust = (bench or {}).get("trust")
+    return trust if isinstance(trust, str) and trust else str(Trust.VERIFIED)
 
 
 def leaderboard_overall_page(page: Any = 1) -> BoardPage:

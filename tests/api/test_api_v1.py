@@ -52,6 +52,13 @@ def test_it_round_trips_a_submission(client, alice, problem, inline_judging):
         "submit",
     )
     assert data["benchmark"]["speedup"] == 2.5
+    # Stored with ``trust`` only; the API derives manage.py judge --json's ``verified`` again.
+    assert (data["benchmark"]["trust"], data["benchmark"]["verified"]) == ("verified", True)
+    from judge_site.submissions.models import Submission
+
+    stored = Submission.objects.get(pk=body["id"])
+    assert "verified" not in stored.benchmark and stored.secret_seed is not None
+    assert str(stored.secret_seed) not in result.content.decode(), "the seed is staff's only"
     assert {"name", "public", "verdict", "message"} <= set(data["tests"][0])
 
 
