@@ -26,6 +26,24 @@ class Verdict(enum.StrEnum):
     SK = "SK"  # test not run because an earlier fault ended the sandbox (per test only)
 
 
+# The one table of verdict words. ``label``: the verdict's name (lists, badges, the site's
+# choices); ``says``: what a student is told in a sentence (feedback, the terminal, the
+# live page's status line). The site and progress.js read them from here.
+VERDICT_TEXT: dict[Verdict, tuple[str, str]] = {
+    Verdict.AC: ("Accepted", "accepted"),
+    Verdict.WA: ("Wrong answer", "wrong answer"),
+    Verdict.TLE: ("Time limit exceeded", "time limit exceeded"),
+    Verdict.MLE: ("Memory limit exceeded", "memory limit exceeded"),
+    Verdict.OLE: ("Output limit exceeded", "output limit exceeded"),
+    Verdict.RE: ("Runtime error", "runtime error"),
+    Verdict.CE: ("Compilation error", "compilation error"),
+    Verdict.IE: ("Internal error", "internal error (ours, not yours)"),
+    Verdict.SK: ("Skipped", "skipped: an earlier test ended your program"),
+}
+VERDICT_LABELS: dict[Verdict, str] = {v: label for v, (label, _) in VERDICT_TEXT.items()}
+VERDICT_WORDS: dict[Verdict, str] = {v: says for v, (_, says) in VERDICT_TEXT.items()}
+
+
 class WrongKind(enum.StrEnum):
     """Why a WA is a WA."""
 

@@ -12,20 +12,16 @@ import builtins
 import dataclasses
 from typing import Any
 
-from sandbox.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict, WrongKind
+from sandbox.contracts import (
+    VERDICT_WORDS,
+    FeedbackPolicy,
+    JudgeResult,
+    TestResult,
+    Verdict,
+    WrongKind,
+)
 
-VERDICT_WORDS = {
-    Verdict.AC: "accepted",
-    Verdict.WA: "wrong answer",
-    Verdict.TLE: "time limit exceeded",
-    Verdict.MLE: "memory limit exceeded",
-    Verdict.OLE: "output limit exceeded",
-    Verdict.RE: "runtime error",
-    Verdict.CE: "compilation error",
-    Verdict.IE: "internal error (ours, not yours)",
-    Verdict.SK: "skipped: an earlier test ended your program",
-}
-
+__all__ = ["VERDICT_WORDS", "explain", "feedback_lines", "for_student", "format_result"]
 
 def _num(value: Any) -> str:
     if isinstance(value, float):
@@ -62,6 +58,37 @@ def explain(message: str, details: dict[str, Any]) -> str:
     if details.get("traceback"):
         lines.append(str(details["traceback"]))
     return "\n".join(lines)
+
+
+def feedback_lines(test: Any) -> list[dict[str, str]]:
+    """The feedback of one stored test (``TestResult.to_json()``, as shown) as lines of text
+    with a class ("worst", "traceback" or ""): the engine's message first, then whatever of
+    the worst element, the counts and the traceback the message does not already say. Computed
+    once, here: the page's template (the ``feedback_lines`` filter) and its script (the API's
+    ``feedback`` of each test) render these very lines."""
+    if not isinstance(test, dict):
+        return []
+    message = str(test.get("message") or "")
+    details = test.get("details") or {}
+    if not isinstance(details, dict):
+        details = {}
+    if test.get("verdict") == Verdict.AC and message in ("", VERDICT_WORDS[Verdict.AC]):
+        return []
+    lines = [
+        {"text": line, "cls": "worst" if line.startswith("worst element") else ""}
+        for line in message.splitlines()
+    ]
+    worst = worst_element_line(details)
+    if worst is not None and "worst element" not in message:
+        lines.append({"text": worst, "cls": "worst"})
+    if "elements differ" not in message and details.get("mismatched") is not None:
+        lines.append(
+            {"text": f"{details['mismatched']} of {details.get('total')} elements differ", "cls": ""}
+        )
+    traceback = details.get("traceback")
+    if traceback and str(traceback) not in message:
+        lines.append({"text": str(traceback), "cls": "traceback"})
+    return lines
 
 
 def _builtin_exception(name: Any) -> bool:

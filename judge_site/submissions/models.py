@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 
 from judge_site.catalog.models import Problem
-from sandbox.contracts import JudgeResult
+from sandbox.contracts import VERDICT_LABELS, JudgeResult, Verdict
 
 
 class Status(models.TextChoices):
@@ -28,14 +28,17 @@ class Mode(models.TextChoices):
 
 
 class VerdictChoice(models.TextChoices):
-    AC = "AC", "Accepted"
-    WA = "WA", "Wrong answer"
-    TLE = "TLE", "Time limit exceeded"
-    MLE = "MLE", "Memory limit exceeded"
-    OLE = "OLE", "Output limit exceeded"
-    RE = "RE", "Runtime error"
-    CE = "CE", "Compilation error"
-    IE = "IE", "Internal error"
+    """A judging's verdict (every Verdict but SK, which is per test only); the labels are
+    sandbox.contracts.VERDICT_LABELS."""
+
+    AC = "AC", VERDICT_LABELS[Verdict.AC]
+    WA = "WA", VERDICT_LABELS[Verdict.WA]
+    TLE = "TLE", VERDICT_LABELS[Verdict.TLE]
+    MLE = "MLE", VERDICT_LABELS[Verdict.MLE]
+    OLE = "OLE", VERDICT_LABELS[Verdict.OLE]
+    RE = "RE", VERDICT_LABELS[Verdict.RE]
+    CE = "CE", VERDICT_LABELS[Verdict.CE]
+    IE = "IE", VERDICT_LABELS[Verdict.IE]
 
 
 class Submission(models.Model):

@@ -25,7 +25,7 @@ from judge_site.submissions.models import (
     VerdictChoice,
 )
 from sandbox.contracts import Trust
-from sandbox.feedback import hidden_policy, tests_for_student
+from sandbox.feedback import feedback_lines, hidden_policy, tests_for_student
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 T = TypeVar("T")
@@ -79,11 +79,15 @@ def submission_queue_position(submission: Submission) -> int | None:
 def submission_tests_for(viewer: AnyUser | None, submission: Submission) -> list[dict[str, Any]]:
     """The stored (complete) tests as ``viewer`` may see them: whole for staff who read every
     submission; for anyone else, hidden tests filtered by the problem's feedback policy (as
-    ``manage.py judge`` shows them). The secret seed is never part of them."""
+    ``manage.py judge`` shows them). The secret seed is never part of them. Each test also
+    carries its ``feedback`` lines (sandbox.feedback.feedback_lines)."""
     tests = list(submission.tests or [])
-    if submission.tests_filtered or (viewer is not None and reads_all_submissions(viewer)):
-        return tests
-    return tests_for_student(tests, hidden_policy(submission.problem.manifest or {}))
+    if not submission.tests_filtered and not (
+        viewer is not None and reads_all_submissions(viewer)
+    ):
+        tests = tests_for_student(tests, hidden_policy(submission.problem.manifest or {}))
+    # The feedback lines, computed once: the page's template and its script render them.
+    return [{**t, "feedback": feedback_lines(t)} if isinstance(t, dict) else t for t in tests]
 
 
 def _benchmark_json(bench: dict[str, Any] | None) -> dict[str, Any] | None:
