@@ -4,6 +4,11 @@ A public WA names the worst element (index, expected, got, absolute and relative
 many elements differ; an RE shows the traceback trimmed to the student's own frames. A hidden
 test says only what the package's ``feedback_hidden`` policy allows: the verdict, a short
 category ("wrong answer: dtype"), or everything.
+
+The grader keeps every test whole (hidden ones included, for staff); this filter is applied
+where a result is shown to a student (``for_student``, ``result_for_student``,
+``tests_for_student``), and ``feedback_lines`` turns a shown test into the lines every page
+renders. The verdict words are sandbox/contracts.py's VERDICT_TEXT.
 """
 
 from __future__ import annotations
@@ -21,7 +26,6 @@ from sandbox.contracts import (
     WrongKind,
 )
 
-__all__ = ["VERDICT_WORDS", "explain", "feedback_lines", "for_student", "format_result"]
 
 def _num(value: Any) -> str:
     if isinstance(value, float):
