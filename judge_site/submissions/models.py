@@ -41,6 +41,11 @@ class VerdictChoice(models.TextChoices):
     IE = "IE", VERDICT_LABELS[Verdict.IE]
 
 
+# A "best verdict" ranks a user's judgings in the choices' order, best first: AC; a wrong answer
+# is closer to a solution than a crash; IE is ours, never the student's.
+VERDICT_ORDER: list[str] = list(VerdictChoice.values)
+
+
 class Submission(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"

@@ -29,6 +29,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from judge_site.submissions.models import (
+    VERDICT_ORDER,
     BestResult,
     Mode,
     ProblemStats,
@@ -41,9 +42,7 @@ from sandbox.contracts import Trust
 
 logger = logging.getLogger(__name__)
 
-# "Best verdict" of a pair: the best Submit verdict in this order (AC first; a wrong answer is
-# closer to a solution than a crash; IE is ours, never the student's).
-VERDICT_ORDER = ["AC", "WA", "TLE", "MLE", "OLE", "RE", "CE", "IE"]
+# "Best verdict" of a pair: the best Submit verdict in models.VERDICT_ORDER.
 _RANK = {v: i for i, v in enumerate(VERDICT_ORDER)}
 CHUNK_PAIRS = 400  # pairs per batch in bulk refreshes (seed_demo, reconcile)
 
