@@ -27,9 +27,10 @@ import signal
 import socket
 import sys
 import traceback
+from typing import Any
 
 
-def _child(runner: object, modules: dict[str, object], request: dict, fds: list[int],
+def _child(runner: Any, modules: dict[str, object], request: dict, fds: list[int],
            control: socket.socket, wake: tuple[int, int], ready_w: int) -> None:
     """In the forked child: become a fresh runner's process and serve (never returns)."""
     code = 1
@@ -59,8 +60,12 @@ def _child(runner: object, modules: dict[str, object], request: dict, fds: list[
         tempfile.tempdir = None
         for which, value in request["limits"]:
             resource.setrlimit(int(which), (int(value), int(value)))
-        runner._setup_fds(request["output"])  # type: ignore[attr-defined]
-        server = runner._Server(  # type: ignore[attr-defined]
+        # The runner is __main__ in a process of its own (the practice shim finds its channel
+        # there); the zygote's module is not what a runner's process holds.
+        sys.modules["__main__"] = runner
+        sys.modules.pop("runner", None)
+        runner._setup_fds(request["output"])
+        server = runner._Server(
             modules["framing"], modules["wire"], modules["calls"], modules["digests"],
             modules["inputs"], modules["torch"], tmp,
         )
