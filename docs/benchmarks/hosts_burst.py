@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+
 from judge_site.catalog.models import Problem
 from judge_site.submissions.models import Submission
 from judge_site.submissions.services import submission_create

@@ -6,22 +6,27 @@ through the ports `scripts/up --join-line` published on 127.0.0.1 (so its contai
 the machine's network namespace, as a remote host's would reach a private address).
 
 One test, on the shared stack (conftest.py), because each step needs the one before: the line,
-the published ports that refuse a stranger, the second host judging problem 48 with the main
-host's worker stopped (environment.host names it), then the second host's worker killed in
-the middle of a burst and the main host's worker started again: every judging of the burst
-ends AC, none judged to the end twice (each worker logs "submission N: judged" once per
-verdict it writes), those the killed worker held finished on the main host.
+the published ports that refuse a stranger, a student's Run of problem 48 through the API
+judged on the second host with the main host's worker stopped (environment.host names it),
+then the main host's worker back, a burst judged on both hosts, and the second host's worker
+killed while it holds a judging: every judging of the burst ends AC, what the dead host held
+on the main host, none judged to the end twice (each worker logs "submission N: judged" once
+per verdict it writes).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
@@ -30,7 +35,11 @@ from compose_stack import ROOT, Stack, compose_binary, free_port
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-BURST_SIZE = 6
+# Item 2 of issue 21 (problem versions fetched by content hash from the main host, helper
+# "pkgs"): until it lands, a worker host has the built-in catalog only. Switch this on then:
+# the second host must also judge a problem uploaded on the main host.
+UPLOADED_ON_WORKER_HOSTS = False
+BURST_SIZE = 4
 SLEEP_S = 2  # each judging's import sleeps this long: the burst is in flight when the host dies
 
 BURST = """
@@ -49,6 +58,59 @@ print("IDS", json.dumps(ids))
 """
 
 
+API_USER = """
+from django.contrib.auth import get_user_model
+from judge_site.accounts.models import ApiToken
+user, _ = get_user_model().objects.get_or_create(username="hosts-api")
+token = ApiToken.objects.filter(user=user).first() or ApiToken.objects.create(
+    user=user, key=ApiToken.generate_key())
+print("KEY", token.key)
+"""
+
+# The tiny package of tests/staff/tiny_package.py, uploaded as staff does, checked (on the
+# main host's rejudge worker), activated and published; its zip comes on stdin.
+UPLOAD = """
+import sys, time
+from django.contrib.auth import get_user_model
+from judge_site.staff.models import ProblemVersion
+from judge_site.staff.services.packages import (
+    package_upload, problem_set_published, version_activate)
+admin = get_user_model().objects.filter(is_superuser=True).first()
+version = package_upload(admin, sys.stdin.buffer.read(), "tiny.zip")
+for _ in range(300):
+    version.refresh_from_db()
+    if version.check_status != "pending":
+        break
+    time.sleep(1)
+problem = version_activate(admin, version)
+problem_set_published(admin, problem, True)
+print("UPLOADED", problem.number, version.check_status)
+"""
+
+
+def _api(stack: Stack, key: str, path: str, body: dict | None = None) -> dict:
+    request = urllib.request.Request(
+        stack.url + path, data=json.dumps(body).encode() if body is not None else None,
+        headers={"Authorization": f"Token {key}", "Content-Type": "application/json"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _api_run(stack: Stack, key: str, problem: int, code: str, show: Callable[[], str]) -> dict:
+    """A Run through the API, followed until its verdict."""
+    sid = _api(stack, key, "/api/v1/submissions", {"problem": problem, "code": code,
+                                                     "mode": "run"})["id"]  # fmt: skip
+    result: dict = {}
+
+    def done() -> bool:
+        result.update(_api(stack, key, f"/api/v1/submissions/{sid}"))
+        return result["status"] == "done"
+
+    _wait(f"the Run of problem {problem} judged", 180, done, show)
+    return result
+
+
 class WorkerHost:
     """The second machine: a compose project of its own, driven as its self-hoster would."""
 
@@ -64,25 +126,22 @@ class WorkerHost:
             "JUDGE_IMAGE_TAG": stack.env["JUDGE_IMAGE_TAG"],
             "JUDGE_HOST_NAME": self.name,
             "WORKER_CONCURRENCY": "2",
+            "JUDGE_SANDBOX_POOL_SIZE": "1",  # fewer warm sandboxes to start: CI's CPUs
         }
+        # Its Celery node: in the machine's network namespace, named after the machine.
+        self.node = f"cpu@{socket.gethostname()}"
 
     def up(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [str(ROOT / "scripts" / "up"), *args], cwd=ROOT, env={**_os_env(), **self.env},
+            [str(ROOT / "scripts" / "up"), *args], cwd=ROOT, env={**os.environ, **self.env},
             capture_output=True, text=True, timeout=1200,
         )  # fmt: skip
 
     def compose(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         return subprocess.run(
             [*compose_binary(), "--env-file", str(self.env_file), *args], cwd=ROOT,
-            env={**_os_env(), **self.env}, capture_output=True, text=True, timeout=timeout,
+            env={**os.environ, **self.env}, capture_output=True, text=True, timeout=timeout,
         )  # fmt: skip
-
-
-def _os_env() -> dict[str, str]:
-    import os
-
-    return dict(os.environ)
 
 
 def _psql(stack: Stack, sql: str) -> list[list[str]]:
@@ -94,13 +153,14 @@ def _psql(stack: Stack, sql: str) -> list[list[str]]:
     return [line.split("|") for line in proc.stdout.splitlines() if line.strip()]
 
 
-def _states(stack: Stack, ids: list[int]) -> dict[int, tuple[str, str, str]]:
+def _states(stack: Stack, ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
+    """Status, verdict, environment.host and the Celery node that claimed it last."""
     rows = _psql(
         stack,
-        "select id, status, verdict, coalesce(environment->>'host', '') "
+        "select id, status, verdict, coalesce(environment->>'host', ''), worker "
         f"from submissions_submission where id in ({','.join(map(str, ids))})",
     )
-    return {int(r[0]): (r[1], r[2], r[3]) for r in rows}
+    return {int(r[0]): (r[1], r[2], r[3], r[4]) for r in rows}
 
 
 def _published(stack: Stack, service: str, port: int) -> str:
@@ -152,6 +212,7 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
     stack: Stack, tmp_path: Path
 ) -> None:
     redis_port, postgres_port = free_port(), free_port()
+    begun = time.monotonic()
     # Before any join line: nothing but the web port is published.
     assert _published(stack, "redis", 6379) == _published(stack, "postgres", 5432) == ""
 
@@ -161,6 +222,7 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
     )  # fmt: skip
     line = joined.stdout.strip()
     assert line.startswith("tj1:") and "\n" not in line and " " not in line, joined.stdout
+    print(f"scripts/up --join-line (the stack recreated): {time.monotonic() - begun:.0f} s")
     again = stack.script("up", "--join-line")  # the same line: the credentials are made once
     assert again.stdout.strip() == line
     for service, port in (("redis", 6379), ("postgres", 5432)):
@@ -214,6 +276,35 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
         assert stopped.returncode == 0, stopped.stderr
         accepted = sorted(ROOT.glob("problems/048-*/solutions/AC/*.py"))
         path = "/app/" + str(accepted[0].relative_to(ROOT))
+
+        def show_second() -> str:
+            logs = second.compose("logs", "--no-color", "--tail", "40", "worker").stdout
+            return f"the second host's worker:\n{logs}"
+
+        # A student's Run through the API, judged on the second host alone, which says so.
+        out = stack.manage("web", "shell", "-c", API_USER)
+        key = out[out.index("KEY ") + 4 :].split()[0]
+        result = _api_run(stack, key, 48, accepted[0].read_text(), show_second)
+        assert (result["verdict"], result["environment"]["host"]) == ("AC", second.name), result
+        if UPLOADED_ON_WORKER_HOSTS:
+            sys.path.insert(0, str(ROOT / "tests" / "staff"))
+            from tiny_package import NUMBER, package_zip
+
+            uploaded = subprocess.run(
+                [*compose_binary(), "-p", stack.project, "--env-file", str(stack.env_file),
+                 "exec", "-T", "web", "python3", "manage.py", "shell", "-c", UPLOAD],
+                cwd=ROOT, env={**os.environ, **stack.env}, input=package_zip(tmp_path),
+                capture_output=True, timeout=600,
+            ).stdout.decode()  # fmt: skip
+            assert f"UPLOADED {NUMBER} passed" in uploaded, uploaded[-2000:]
+            result = _api_run(stack, key, NUMBER, "def double(x):\n    return x * 2\n", show_second)
+            assert (result["verdict"], result["environment"]["host"]) == ("AC", second.name)
+        # The main host's worker comes back: the burst is judged on both hosts.
+        since = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert stack.compose("start", "worker").returncode == 0
+        _wait("the main host's worker ready", 180,
+              lambda: " ready." in stack.compose("logs", "--since", since, "worker").stdout,
+              show_second)  # fmt: skip
         out = stack.manage(
             "web", "shell", "-c", BURST.format(sleep_s=SLEEP_S, path=path, count=BURST_SIZE)
         )
@@ -223,33 +314,31 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
             logs = second.compose("logs", "--no-color", "--tail", "40", "worker").stdout
             return f"states: {_states(stack, ids)}\nthe second host's worker:\n{logs}"
 
-        # The second host judges problem 48 alone, and says so in environment.host.
-        def one_done_and_one_running() -> bool:
-            states = _states(stack, ids).values()
-            return any(s[0] == "done" for s in states) and any(s[0] == "running" for s in states)
+        def running_there() -> list[int]:
+            return [
+                sid
+                for sid, s in _states(stack, ids).items()
+                if s[0] == "running" and s[3] == second.node
+            ]
 
-        _wait("a judging done on the second host while another runs", 240,
-              one_done_and_one_running, show)  # fmt: skip
-        states = _states(stack, ids)
-        done_there = [s for s in states.values() if s[0] == "done"]
-        assert all(s[1:] == ("AC", second.name) for s in done_there), states
-
-        # The second host dies in the middle of the burst; the main host's worker comes back.
+        # The second host dies in the middle of the burst, holding a judging.
+        _wait("a judging of the burst running on the second host", 240,
+              lambda: bool(running_there()), show)  # fmt: skip
         killed = second.compose("kill", "-s", "SIGKILL", "worker")
         assert killed.returncode == 0, killed.stderr
-        held = [sid for sid, s in _states(stack, ids).items() if s[0] != "done"]
-        assert stack.compose("start", "worker").returncode == 0
+        killed_at = time.monotonic()
+        held = running_there()
+        assert held, "the judging ended before the kill: nothing was held by the dead host"
 
         def all_done() -> bool:
             return all(s[0] == "done" for s in _states(stack, ids).values())
 
         _wait("every judging of the burst done", 300, all_done, show)
+        print(f"the dead host's judgings finished {time.monotonic() - killed_at:.0f} s after")
         states = _states(stack, ids)
         assert Counter(s[1] for s in states.values()) == Counter({"AC": BURST_SIZE}), states
-        hosts = {s[2] for s in states.values()}
-        main_host = (hosts - {second.name}).pop() if hosts - {second.name} else ""
-        assert main_host and len(hosts) == 2, states
-        assert any(states[sid][2] == main_host for sid in held), (held, states)
+        # What the dead host held was finished by the main host (its container's name).
+        assert all(states[sid][2] not in {"", second.name} for sid in held), (held, states)
 
         judged = _judged(second.compose("logs", "--no-color", "worker").stdout)
         judged.update(_judged(stack.compose("logs", "--no-color", "worker").stdout))

@@ -1,7 +1,7 @@
 """Create or update the Postgres role of worker hosts (judge_site/core/worker_role.py).
 
 Run by the web container at every start after `migrate` (docker/entrypoint.sh): with
-JUDGE_WORKER_DB_PASSWORD set (scripts/up --join-line generates it) the role logs in with it;
+JUDGE_WORKER_DB_PASSWORD set (scripts/up generates it) the role logs in with it;
 unset, the role exists without LOGIN, so a host that stopped taking workers locks them out.
 """
 
