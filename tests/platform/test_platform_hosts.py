@@ -21,7 +21,6 @@ import os
 import re
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections import Counter
@@ -287,7 +286,6 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
         result = _api_run(stack, key, 48, accepted[0].read_text(), show_second)
         assert (result["verdict"], result["environment"]["host"]) == ("AC", second.name), result
         if UPLOADED_ON_WORKER_HOSTS:
-            sys.path.insert(0, str(ROOT / "tests" / "staff"))
             from tiny_package import NUMBER, package_zip
 
             uploaded = subprocess.run(
