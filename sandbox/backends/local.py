@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from sandbox import framing
+from sandbox.backends import forkserver
 from sandbox.backends.base import (
     RUNNER_ENV,
     Backend,
@@ -71,10 +72,37 @@ class LocalSandbox(Sandbox):
         cpu_s = int(spec.wall_time_s) + 1
         fsize = max(FILE_SIZE_LIMIT_MIB, spec.output_kib // 1024 * 4) * 1024 * 1024
 
+        limits = [
+            (resource.RLIMIT_AS, memory),
+            (resource.RLIMIT_CPU, cpu_s),
+            (resource.RLIMIT_FSIZE, fsize),
+            (resource.RLIMIT_CORE, 0),
+        ]
+        self.proc: subprocess.Popen[bytes] | forkserver.ForkedProcess
+        if command is None and forkserver.enabled():
+            try:  # a runner forked from one that imported torch already (same limits, own session)
+                base = {k: v for k, v in env.items() if k not in ("HOME", "TMPDIR")}
+                self.proc = forkserver.zygote(python, base).spawn(
+                    str(self.tmp), str(self.output_path), limits
+                )
+            except forkserver.ZygoteGone:
+                self.proc = self._popen(python, command, env, limits)
+        else:
+            self.proc = self._popen(python, command, env, limits)
+        self._reader = threading.Thread(target=self._read_loop, daemon=True)
+        self._reader.start()
+        self._timer = threading.Timer(spec.wall_time_s, self._kill)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _popen(
+        self, python: str, command: list[str] | None, env: dict[str, str],
+        limits: list[tuple[int, int]],
+    ) -> subprocess.Popen[bytes]:
         argv = [python, *command] if command else [
             python, "-I", str(RUNNER), "--output-file", str(self.output_path)
         ]
-        self.proc = subprocess.Popen(
+        proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -86,21 +114,14 @@ class LocalSandbox(Sandbox):
         # Limits set from outside with prlimit (no preexec_fn: unsafe in a threaded worker).
         # The runner loads no student code before its first request, so there is no race.
         try:
-            for which, value in (
-                (resource.RLIMIT_AS, memory),
-                (resource.RLIMIT_CPU, cpu_s),
-                (resource.RLIMIT_FSIZE, fsize),
-                (resource.RLIMIT_CORE, 0),
-            ):
-                resource.prlimit(self.proc.pid, which, (value, value))
+            for which, value in limits:
+                resource.prlimit(proc.pid, which, (value, value))
         except OSError:
-            self._kill()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
             raise
-        self._reader = threading.Thread(target=self._read_loop, daemon=True)
-        self._reader.start()
-        self._timer = threading.Timer(spec.wall_time_s, self._kill)
-        self._timer.daemon = True
-        self._timer.start()
+        return proc
 
     def _read_loop(self) -> None:
         stream: IO[bytes] | None = self.proc.stdout
