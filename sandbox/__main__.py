@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from sandbox.backends import get_backend
-    from sandbox.feedback import format_result
+    from sandbox.feedback import format_result, result_for_student
     from sandbox.grader import judge
 
     try:
@@ -47,8 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    result = judge(
-        package, source, mode=Mode(args.mode), backend=backend, kernels_root=args.kernels_root
+    result = result_for_student(
+        judge(package, source, mode=Mode(args.mode), backend=backend,
+              kernels_root=args.kernels_root),
+        package.feedback_hidden,
     )
     print(json.dumps(result.to_json()) if args.json else format_result(result))
     return 1 if result.verdict == Verdict.IE else 0

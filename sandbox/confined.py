@@ -268,10 +268,11 @@ class ConfinedGraders:
         except Exception as exc:  # noqa: BLE001 - ours (IE), whatever failed: start, channel, shape
             log.warning("confined grader failed on %s: %s", package.path, exc)
             text = str(exc) if isinstance(exc, GraderFailed) else f"the grader process failed: {type(exc).__name__}: {exc}"
-            return JudgeResult(Verdict.IE, seen, None, env, text[:4000], package.version)
+            return JudgeResult(Verdict.IE, seen, None, env, text[:4000], package.version,
+                               secret_seed)
         result.environment["grader"] = "confined"
         return JudgeResult(result.verdict, result.tests, result.benchmark, result.environment,
-                           result.message, package.version)
+                           result.message, package.version, result.secret_seed)
 
     def check(
         self,

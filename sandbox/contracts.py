@@ -26,6 +26,24 @@ class Verdict(enum.StrEnum):
     SK = "SK"  # test not run because an earlier fault ended the sandbox (per test only)
 
 
+# The one table of verdict words. ``label``: the verdict's name (lists, badges, the site's
+# choices); ``says``: what a student is told in a sentence (feedback, the terminal, the
+# live page's status line). The site and progress.js read them from here.
+VERDICT_TEXT: dict[Verdict, tuple[str, str]] = {
+    Verdict.AC: ("Accepted", "accepted"),
+    Verdict.WA: ("Wrong answer", "wrong answer"),
+    Verdict.TLE: ("Time limit exceeded", "time limit exceeded"),
+    Verdict.MLE: ("Memory limit exceeded", "memory limit exceeded"),
+    Verdict.OLE: ("Output limit exceeded", "output limit exceeded"),
+    Verdict.RE: ("Runtime error", "runtime error"),
+    Verdict.CE: ("Compilation error", "compilation error"),
+    Verdict.IE: ("Internal error", "internal error (ours, not yours)"),
+    Verdict.SK: ("Skipped", "skipped: an earlier test ended your program"),
+}
+VERDICT_LABELS: dict[Verdict, str] = {v: label for v, (label, _) in VERDICT_TEXT.items()}
+VERDICT_WORDS: dict[Verdict, str] = {v: says for v, (_, says) in VERDICT_TEXT.items()}
+
+
 class WrongKind(enum.StrEnum):
     """Why a WA is a WA."""
 
@@ -68,7 +86,7 @@ class TestResult:
     name: str
     public: bool
     verdict: Verdict
-    message: str = ""  # what the student sees (already filtered by the feedback policy)
+    message: str = ""  # the full message; a hidden test's is filtered when shown (feedback.py)
     wrong_kind: WrongKind | None = None
     time_ms: float | None = None  # host wall clock of the probe round trip
     details: dict[str, Any] = field(default_factory=dict)  # worst element, counts, traceback
@@ -158,10 +176,14 @@ class JudgeResult:
     environment: dict[str, Any]
     message: str = ""  # a judging-level message (compile error, internal error)
     problem_version: str = ""
+    # The judging's secret seed (mixed into the hidden tests' inputs): with it a failure can be
+    # reproduced. A secret: never in ``to_json`` unless asked for, never shown to a student.
+    secret_seed: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        """The exact shape of ``manage.py judge --json`` (extra keys allowed, none removed)."""
-        return {
+    def to_json(self, with_seed: bool = False) -> dict[str, Any]:
+        """The exact shape of ``manage.py judge --json`` (extra keys allowed, none removed);
+        ``with_seed`` adds ``secret_seed`` (between the grader and the worker only)."""
+        data: dict[str, Any] = {
             "verdict": str(self.verdict),
             "tests": [t.to_json() for t in self.tests],
             "benchmark": self.benchmark.to_json() if self.benchmark else None,
@@ -169,11 +191,15 @@ class JudgeResult:
             "message": self.message,
             "problem_version": self.problem_version,
         }
+        if with_seed:
+            data["secret_seed"] = self.secret_seed
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> JudgeResult:
         """The inverse of ``to_json``: read a stored result back typed."""
         bench = data.get("benchmark")
+        seed = data.get("secret_seed")
         return cls(
             verdict=Verdict(data["verdict"]),
             tests=[TestResult.from_json(t) for t in data.get("tests") or []],
@@ -181,6 +207,7 @@ class JudgeResult:
             environment=dict(data.get("environment") or {}),
             message=str(data.get("message") or ""),
             problem_version=str(data.get("problem_version") or ""),
+            secret_seed=seed if type(seed) is int else None,
         )
 
 

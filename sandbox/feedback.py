@@ -4,26 +4,27 @@ A public WA names the worst element (index, expected, got, absolute and relative
 many elements differ; an RE shows the traceback trimmed to the student's own frames. A hidden
 test says only what the package's ``feedback_hidden`` policy allows: the verdict, a short
 category ("wrong answer: dtype"), or everything.
+
+The grader keeps every test whole (hidden ones included, for staff); this filter is applied
+where a result is shown to a student (``for_student``, ``result_for_student``,
+``tests_for_student``), and ``feedback_lines`` turns a shown test into the lines every page
+renders. The verdict words are sandbox/contracts.py's VERDICT_TEXT.
 """
 
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from typing import Any
 
-from sandbox.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict, WrongKind
-
-VERDICT_WORDS = {
-    Verdict.AC: "accepted",
-    Verdict.WA: "wrong answer",
-    Verdict.TLE: "time limit exceeded",
-    Verdict.MLE: "memory limit exceeded",
-    Verdict.OLE: "output limit exceeded",
-    Verdict.RE: "runtime error",
-    Verdict.CE: "compilation error",
-    Verdict.IE: "internal error (ours, not yours)",
-    Verdict.SK: "skipped: an earlier test ended your program",
-}
+from sandbox.contracts import (
+    VERDICT_WORDS,
+    FeedbackPolicy,
+    JudgeResult,
+    TestResult,
+    Verdict,
+    WrongKind,
+)
 
 
 def _num(value: Any) -> str:
@@ -61,6 +62,37 @@ def explain(message: str, details: dict[str, Any]) -> str:
     if details.get("traceback"):
         lines.append(str(details["traceback"]))
     return "\n".join(lines)
+
+
+def feedback_lines(test: Any) -> list[dict[str, str]]:
+    """The feedback of one stored test (``TestResult.to_json()``, as shown) as lines of text
+    with a class ("worst", "traceback" or ""): the engine's message first, then whatever of
+    the worst element, the counts and the traceback the message does not already say. Computed
+    once, here: the page's template (the ``feedback_lines`` filter) and its script (the API's
+    ``feedback`` of each test) render these very lines."""
+    if not isinstance(test, dict):
+        return []
+    message = str(test.get("message") or "")
+    details = test.get("details") or {}
+    if not isinstance(details, dict):
+        details = {}
+    if test.get("verdict") == Verdict.AC and message in ("", VERDICT_WORDS[Verdict.AC]):
+        return []
+    lines = [
+        {"text": line, "cls": "worst" if line.startswith("worst element") else ""}
+        for line in message.splitlines()
+    ]
+    worst = worst_element_line(details)
+    if worst is not None and "worst element" not in message:
+        lines.append({"text": worst, "cls": "worst"})
+    if "elements differ" not in message and details.get("mismatched") is not None:
+        lines.append(
+            {"text": f"{details['mismatched']} of {details.get('total')} elements differ", "cls": ""}
+        )
+    traceback = details.get("traceback")
+    if traceback and str(traceback) not in message:
+        lines.append({"text": str(traceback), "cls": "traceback"})
+    return lines
 
 
 def _builtin_exception(name: Any) -> bool:
@@ -101,6 +133,25 @@ def for_student(result: TestResult, policy: FeedbackPolicy) -> TestResult:
         verdict=result.verdict,
         message=VERDICT_WORDS.get(result.verdict, ""),
     )
+
+
+def hidden_policy(manifest: dict[str, Any]) -> FeedbackPolicy:
+    """A package's policy for hidden tests (``problem.toml``'s ``[feedback] hidden``)."""
+    feedback = manifest.get("feedback")
+    return FeedbackPolicy((feedback if isinstance(feedback, dict) else {}).get("hidden", "category"))
+
+
+def result_for_student(result: JudgeResult, policy: FeedbackPolicy) -> JudgeResult:
+    """The complete ``result`` as a student may see it: each test through ``for_student``,
+    no secret seed."""
+    return dataclasses.replace(
+        result, tests=[for_student(t, policy) for t in result.tests], secret_seed=None
+    )
+
+
+def tests_for_student(tests: list[dict[str, Any]], policy: FeedbackPolicy) -> list[dict[str, Any]]:
+    """Stored tests (``TestResult.to_json()`` each) as a student may see them."""
+    return [for_student(TestResult.from_json(t), policy).to_json() for t in tests]
 
 
 def format_result(result: JudgeResult) -> str:

@@ -115,7 +115,7 @@ class GraderProcess:
             on_progress=progress,
             gpu_id=message.get("gpu_id") if isinstance(message.get("gpu_id"), str) else None,
         )
-        self.channel.emit({"event": "result", "job": ident, "result": result.to_json()})
+        self.channel.emit({"event": "result", "job": ident, "result": result.to_json(with_seed=True)})
 
     def check(self, ident: Any, package: ProblemPackage, message: dict[str, Any],
               backend: RelayBackend) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import logging
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,6 @@ from sandbox.contracts import (
     Verdict,
     overall_verdict,
 )
-from sandbox.feedback import for_student
 from sandbox.problem import ProblemPackage
 from sandbox.session import (
     MAX_SOURCE_BYTES,
@@ -75,11 +75,11 @@ class Judging:
     results: list[TestResult] = field(default_factory=list)
 
     def report(self, result: TestResult) -> None:
-        """Keep a test's result (as the student may see it) and pass it on as progress."""
-        shown = for_student(result, self.package.feedback_hidden)
-        self.results.append(shown)
+        """Keep a test's full result (hidden details included) and pass it on as progress.
+        What a student may see of it is filtered where it is shown (feedback.for_student)."""
+        self.results.append(result)
         if self.on_progress is not None:
-            self.on_progress(shown)
+            self.on_progress(result)
 
 
 class Kind(abc.ABC):
@@ -167,7 +167,12 @@ def judge(
     """Judge ``source`` against ``package``: public tests for Run; all tests, then what the
     kind does after them (a benchmark), for Submit. Never raises for the student's faults;
     our own faults give an IE result. Callers use ``sandbox.grader.judge``, which registers
-    the built-in kinds first."""
+    the built-in kinds first.
+
+    The result is complete (hidden tests' details, the ``secret_seed``, drawn here unless
+    given): what a student sees of it is filtered where it is shown (feedback.for_student)."""
+    if secret_seed is None:
+        secret_seed = secrets.randbits(63)
     judging = Judging(
         package, source, mode, backend, {"backend": backend.name}, secret_seed, gpu_id,
         dict(labels or {}), kernels_root, expected_cache, on_progress,
@@ -217,7 +222,7 @@ def _result(judging: Judging, verdict: Verdict, message: str = "",
     if verdict == Verdict.IE and not message:
         message = NOTHING_JUDGED
     return JudgeResult(verdict, judging.results, benchmark, judging.env, message,
-                       judging.package.version)
+                       judging.package.version, judging.secret_seed)
 
 
 def _skip_rest(kind: Kind, start: int, why: str) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from sandbox.contracts import FeedbackPolicy, Limits
 from sandbox.cost import CostError, CostModel, parse_cost
+from sandbox.feedback import hidden_policy
 
 # The folder holding the trusted ``kernels/`` package: references and speed baselines, read
 # by the grader on the host and never copied into a sandbox image.
@@ -304,7 +305,7 @@ def load_package(path: Path | str) -> ProblemPackage:
         functions=list(need("functions", list)),
         limits=limits,
         tolerances=tolerances,
-        feedback_hidden=FeedbackPolicy(manifest.get("feedback", {}).get("hidden", "category")),
+        feedback_hidden=hidden_policy(manifest),
         benchmark=benchmark,
         statement_md=(path / "statement.md").read_text(),
         starter_code=(path / "starter.py").read_text(),

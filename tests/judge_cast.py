@@ -64,11 +64,14 @@ class FakeEngine:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, str]] = []
+        self.seeds: list[int | None] = []  # the secret seed each call was given
 
     def __call__(
-        self, package: Any, source: str, mode: str, on_progress: Callable[[Any], None] | None
+        self, package: Any, source: str, mode: str, on_progress: Callable[[Any], None] | None,
+        secret_seed: int | None = None,
     ) -> JudgeResult:
         self.calls.append((source, str(mode)))
+        self.seeds.append(secret_seed)
         if "CRASH" in source:
             raise RuntimeError("docker went away")
         names = ["public_small", "public_pad"] + (["hidden_1"] if str(mode) == "submit" else [])
@@ -101,7 +104,8 @@ class FakeEngine:
         bench = None
         if verdict == Verdict.AC and str(mode) == "submit":
             bench = BenchmarkResult(speedup=2.5, submission_ms=1.0, baseline_ms=2.5, repetitions=50)
-        return JudgeResult(verdict, tests, bench, {"backend": "fake"}, "", "v-test-1")
+        seed = secret_seed if secret_seed is not None else 1000 + len(self.calls)  # as drawn
+        return JudgeResult(verdict, tests, bench, {"backend": "fake"}, "", "v-test-1", seed)
 
 
 @pytest.fixture

@@ -24,10 +24,11 @@ from django.db.models.functions import Cast
 from judge_site.catalog.models import Problem
 from judge_site.courses import selectors
 from judge_site.courses.models import Assignment, Course, Extension, Membership, Role
+from judge_site.submissions.models import VERDICT_ORDER as SUBMISSION_VERDICT_ORDER
 from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
 
 # Best first: a student's "best verdict" on a problem is the lowest rank among their judgings.
-VERDICT_ORDER = ["AC", "WA", "TLE", "MLE", "OLE", "RE", "CE"]
+VERDICT_ORDER = [v for v in SUBMISSION_VERDICT_ORDER if v != VerdictChoice.IE]
 COUNTED = Q(mode=Mode.SUBMIT, status=Status.DONE) & ~Q(verdict=VerdictChoice.IE) & ~Q(verdict="")
 
 

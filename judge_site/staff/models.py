@@ -76,6 +76,9 @@ class Rejudge(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     scope = models.CharField(max_length=200)  # "submission 12", "problem 48 (accepted only)"
     finished_at = models.DateTimeField(null=True, blank=True)
+    # False: each submission is judged on the inputs of its last judging (its secret seed), so
+    # the before/after table shows what the new version changed, not new random inputs.
+    fresh_seed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]

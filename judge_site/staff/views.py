@@ -155,7 +155,8 @@ def problem_publish(request: HttpRequest, number: int) -> HttpResponse:
 def problem_rejudge(request: HttpRequest, number: int) -> HttpResponse:
     problem = get_object_or_404(Problem, number=number)
     rejudge = rejudge_problem(request.user, problem,
-                              only_accepted=request.POST.get("only_accepted") == "1")
+                              only_accepted=request.POST.get("only_accepted") == "1",
+                              fresh_seed=request.POST.get("fresh_seed") == "1")
     return redirect("staff:rejudge", pk=rejudge.pk)
 
 
@@ -206,7 +207,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @capability_required(REJUDGE)
 @require_POST
 def submission_rejudge(request: HttpRequest, pk: int) -> HttpResponse:
-    rejudge = rejudge_submission(request.user, get_object_or_404(Submission, pk=pk))
+    rejudge = rejudge_submission(request.user, get_object_or_404(Submission, pk=pk),
+                                 fresh_seed=request.POST.get("fresh_seed") == "1")
     return redirect("staff:rejudge", pk=rejudge.pk)
 
 

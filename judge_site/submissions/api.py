@@ -142,4 +142,4 @@ def submission_detail(request: HttpRequest, submission_id: int) -> JsonResponse:
     submission = selectors.submission_get_for(user, submission_id)
     if submission is None:
         return _error("no such submission", 404)
-    return JsonResponse(selectors.submission_to_json(submission))
+    return JsonResponse(selectors.submission_to_json(submission, user))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import socket
 import tempfile
 import threading
@@ -336,10 +337,15 @@ def judge_source(
     source: str,
     mode: Mode | str,
     on_progress: Callable[[TestResult], None] | None = None,
+    secret_seed: int | None = None,
 ) -> JudgeResult:
-    """Judge ``source`` synchronously through the configured backend."""
+    """Judge ``source`` synchronously through the configured backend: the complete result
+    (hidden details, the secret seed; drawn here unless given, so that even an IE result
+    carries it). ``secret_seed`` reproduces a judging's hidden inputs (staff only)."""
     from sandbox.grader import judge  # imports torch: only when a judging really happens
 
+    if secret_seed is None:
+        secret_seed = secrets.randbits(63)
     gpu_id = gpu_for(package)
     requires = requires_of(package)
     try:
@@ -381,11 +387,12 @@ def judge_source(
             result = graders.judge(
                 package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
                 gpu_id=gpu_id, labels=labels, domain=confinement.domain_of(package),
+                secret_seed=secret_seed,
             )
         else:
             result = judge(
                 package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
-                gpu_id=gpu_id, labels=labels,
+                gpu_id=gpu_id, labels=labels, secret_seed=secret_seed,
             )
     finally:
         timed.finish()

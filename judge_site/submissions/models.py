@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 
 from judge_site.catalog.models import Problem
-from sandbox.contracts import JudgeResult
+from sandbox.contracts import VERDICT_LABELS, JudgeResult, Verdict
 
 
 class Status(models.TextChoices):
@@ -28,14 +28,22 @@ class Mode(models.TextChoices):
 
 
 class VerdictChoice(models.TextChoices):
-    AC = "AC", "Accepted"
-    WA = "WA", "Wrong answer"
-    TLE = "TLE", "Time limit exceeded"
-    MLE = "MLE", "Memory limit exceeded"
-    OLE = "OLE", "Output limit exceeded"
-    RE = "RE", "Runtime error"
-    CE = "CE", "Compilation error"
-    IE = "IE", "Internal error"
+    """A judging's verdict (every Verdict but SK, which is per test only); the labels are
+    sandbox.contracts.VERDICT_LABELS."""
+
+    AC = "AC", VERDICT_LABELS[Verdict.AC]
+    WA = "WA", VERDICT_LABELS[Verdict.WA]
+    TLE = "TLE", VERDICT_LABELS[Verdict.TLE]
+    MLE = "MLE", VERDICT_LABELS[Verdict.MLE]
+    OLE = "OLE", VERDICT_LABELS[Verdict.OLE]
+    RE = "RE", VERDICT_LABELS[Verdict.RE]
+    CE = "CE", VERDICT_LABELS[Verdict.CE]
+    IE = "IE", VERDICT_LABELS[Verdict.IE]
+
+
+# A "best verdict" ranks a user's judgings in the choices' order, best first: AC; a wrong answer
+# is closer to a solution than a crash; IE is ours, never the student's.
+VERDICT_ORDER: list[str] = list(VerdictChoice.values)
 
 
 class Submission(models.Model):
@@ -48,7 +56,9 @@ class Submission(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
     verdict = models.CharField(max_length=3, choices=VerdictChoice.choices, blank=True)
     message = models.TextField(blank=True)
-    # Per-test results as the engine reports them (TestResult.to_json()), appended live.
+    # Per-test results as the engine reports them (TestResult.to_json()), appended live: the
+    # complete results, hidden tests' details included; a student is shown them filtered by the
+    # problem's feedback policy (selectors.submission_to_json).
     tests = models.JSONField(default=list, blank=True)
     benchmark = models.JSONField(null=True, blank=True)
     environment = models.JSONField(default=dict, blank=True)
@@ -71,6 +81,12 @@ class Submission(models.Model):
     # Made up by ``manage.py seed_demo`` (benchmarks, demos): ``seed_demo --remove`` deletes
     # exactly the rows marked so.
     synthetic = models.BooleanField(default=False)
+    # The judging's secret seed (the hidden tests' inputs): a staff secret, never in the API;
+    # ``manage.py judge --seed`` and a rejudge reuse it. None: judged before it was kept.
+    secret_seed = models.BigIntegerField(null=True, blank=True)
+    # True for results stored before the complete result was kept: their hidden tests were
+    # already filtered for students at judging time (and are shown as stored).
+    tests_filtered = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -98,22 +114,27 @@ class Submission(models.Model):
         return JudgeResult.from_json({
             "verdict": self.verdict, "tests": self.tests, "benchmark": self.benchmark,
             "environment": self.environment, "message": self.message,
-            "problem_version": self.problem_version,
+            "problem_version": self.problem_version, "secret_seed": self.secret_seed,
         })
 
 
 def fields_from_result(result: JudgeResult, fallback_version: str = "") -> dict[str, Any]:
-    """The Submission fields that store the engine's ``result`` (its to_json, once): verdict,
-    tests, benchmark, environment, message, problem_version."""
+    """The Submission fields that store the engine's complete ``result`` (its to_json, once):
+    verdict, tests, benchmark, environment, message, problem_version, secret_seed."""
     data = result.to_json()
     verdict = str(result.verdict)
+    bench = data["benchmark"]
+    if bench is not None:  # stored: ``trust`` only (the API derives the old flag again)
+        bench = {k: v for k, v in bench.items() if k != "verified"}
     return {
         "verdict": verdict if verdict in VerdictChoice.values else VerdictChoice.IE,
         "tests": data["tests"],
-        "benchmark": data["benchmark"],
+        "benchmark": bench,
         "environment": data["environment"] or {},
         "message": data["message"],
         "problem_version": data["problem_version"] or fallback_version,
+        "secret_seed": result.secret_seed,
+        "tests_filtered": False,
     }
 
 

@@ -7,6 +7,7 @@ replace ``services._enqueue`` and ``services.queue_for``)."""
 
 from __future__ import annotations
 
+import enum
 import logging
 from datetime import timedelta
 from typing import Any
@@ -21,10 +22,17 @@ from judge_site.submissions.models import Status, Submission, VerdictChoice
 logger = logging.getLogger(__name__)
 
 
-def _give_back(sub: Submission, now: Any) -> str:
+class GiveBack(enum.StrEnum):
+    """What ``_give_back`` did with a judging whose worker is gone."""
+
+    REQUEUED = "requeued"  # queued again, with a new token
+    FAILED = "failed"  # IE after MAX_ATTEMPTS claims
+    CHANGED = ""  # nothing: it changed meanwhile (finished, or given back by someone else)
+
+
+def _give_back(sub: Submission, now: Any) -> GiveBack:
     """A running judging whose worker is gone: queued again with a new token (so the old
-    worker's writes, if it ever comes back, touch zero rows), or IE after MAX_ATTEMPTS claims.
-    Returns "requeued", "failed", or "" when it changed meanwhile."""
+    worker's writes, if it ever comes back, touch zero rows), or IE after MAX_ATTEMPTS claims."""
     guard = Submission.objects.filter(
         pk=sub.pk, status=Status.RUNNING, attempt_token=sub.attempt_token
     )
@@ -40,8 +48,8 @@ def _give_back(sub: Submission, now: Any) -> str:
         ):
             logger.warning("submission %s: its worker is gone; queued again", sub.pk)
             services._enqueue(sub.pk, services.queue_for(sub.problem))
-            return "requeued"
-        return ""
+            return GiveBack.REQUEUED
+        return GiveBack.CHANGED
     if services._finish(
         guard,
         sub,
@@ -53,8 +61,8 @@ def _give_back(sub: Submission, now: Any) -> str:
         ),
         finished_at=now,
     ):
-        return "failed"
-    return ""
+        return GiveBack.FAILED
+    return GiveBack.CHANGED
 
 
 def submission_give_back_own(worker: str) -> int:
@@ -65,7 +73,8 @@ def submission_give_back_own(worker: str) -> int:
         return 0
     now = timezone.now()
     mine = Submission.objects.filter(status=Status.RUNNING, worker=worker)
-    return sum(1 for sub in mine.select_related("problem") if _give_back(sub, now))
+    return sum(1 for sub in mine.select_related("problem")
+               if _give_back(sub, now) is not GiveBack.CHANGED)
 
 
 def submission_reap_stuck(now: Any = None) -> dict[str, int]:
@@ -91,8 +100,8 @@ def submission_reap_stuck(now: Any = None) -> dict[str, int]:
     )
     for sub in stuck.select_related("problem"):
         outcome = _give_back(sub, now)
-        requeued += outcome == "requeued"
-        failed += outcome == "failed"
+        requeued += outcome is GiveBack.REQUEUED
+        failed += outcome is GiveBack.FAILED
 
     waited = now - timedelta(seconds=settings.JUDGE_REQUEUE_AFTER_S)
     waiting = list(

@@ -24,6 +24,8 @@ from judge_site.submissions.models import (
     UserStats,
     VerdictChoice,
 )
+from sandbox.contracts import Trust
+from sandbox.feedback import feedback_lines, hidden_policy, tests_for_student
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 T = TypeVar("T")
@@ -74,8 +76,31 @@ def submission_queue_position(submission: Submission) -> int | None:
     return ahead.count() + 1
 
 
-def submission_to_json(submission: Submission) -> dict[str, Any]:
-    """The API's shape: the keys of ``manage.py judge --json`` plus id, problem, mode, status."""
+def submission_tests_for(viewer: AnyUser | None, submission: Submission) -> list[dict[str, Any]]:
+    """The stored (complete) tests as ``viewer`` may see them: whole for staff who read every
+    submission; for anyone else, hidden tests filtered by the problem's feedback policy (as
+    ``manage.py judge`` shows them). The secret seed is never part of them. Each test also
+    carries its ``feedback`` lines (sandbox.feedback.feedback_lines)."""
+    tests = list(submission.tests or [])
+    if not submission.tests_filtered and not (
+        viewer is not None and reads_all_submissions(viewer)
+    ):
+        tests = tests_for_student(tests, hidden_policy(submission.problem.manifest or {}))
+    # The feedback lines, computed once: the page's template and its script render them.
+    return [{**t, "feedback": feedback_lines(t)} if isinstance(t, dict) else t for t in tests]
+
+
+def _benchmark_json(bench: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored benchmark with the ``verified`` flag of ``manage.py judge --json`` derived
+    from its ``trust`` (stored results keep ``trust`` only)."""
+    if not bench:
+        return bench
+    return {**bench, "verified": benchmark_trust(bench) != "rejected"}
+
+
+def submission_to_json(submission: Submission, viewer: AnyUser | None = None) -> dict[str, Any]:
+    """The API's shape: the keys of ``manage.py judge --json`` plus id, problem, mode, status;
+    the tests as ``viewer`` may see them (no viewer: as a student)."""
     done = submission.status == Status.DONE
     return {
         "id": submission.pk,
@@ -84,8 +109,8 @@ def submission_to_json(submission: Submission) -> dict[str, Any]:
         "mode": submission.mode,
         "status": submission.status,
         "verdict": submission.verdict or None,
-        "tests": submission.tests or [],
-        "benchmark": submission.benchmark if done else None,
+        "tests": submission_tests_for(viewer, submission),
+        "benchmark": _benchmark_json(submission.benchmark) if done else None,
         "environment": submission.environment or {},
         "message": submission.message,
         "problem_version": submission.problem_version,
@@ -220,12 +245,9 @@ def leaderboard_problem(problem: Problem, limit: int = BOARD_PAGE_SIZE) -> list[
 
 
 def benchmark_trust(bench: dict | None) -> str:
-    """The benchmark's Trust value; results stored before it existed have only ``verified``."""
-    bench = bench or {}
-    trust = bench.get("trust")
-    if isinstance(trust, str) and trust:
-        return trust
-    return "verified" if bench.get("verified", True) else "rejected"
+    """A stored benchmark's Trust value (sandbox.contracts.Trust)."""
+    trust = (bench or {}).get("trust")
+    return trust if isinstance(trust, str) and trust else str(Trust.VERIFIED)
 
 
 def leaderboard_overall_page(page: Any = 1) -> BoardPage:

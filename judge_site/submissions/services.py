@@ -7,9 +7,11 @@ judging can never overwrite a newer one. Zero rows updated means someone else go
 
 from __future__ import annotations
 
+import enum
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -75,11 +77,28 @@ class SubmissionError(Exception):
         self.status = status
 
 
+class Outcome(enum.StrEnum):
+    """What ``submission_judge`` did with a submission."""
+
+    JUDGED = "judged"  # the verdict is written
+    SKIPPED = "skipped"  # not queued, claimed by someone else, or the claim was lost
+    BUSY = "busy"  # left queued: another judging of this user runs and hands off to it
+    RETRY = "retry"  # an engine fault: sent back to the queue with a countdown
+    FAILED = "failed"  # IE written: retrying cannot help, or no attempts left
+
+
+class Claim(enum.Enum):
+    """Why ``_claim`` did not claim a submission (it returns the attempt token when it did)."""
+
+    BUSY = "busy"  # the user already has a running judging
+    TAKEN = "taken"  # someone else claimed (or finished) it
+
+
 @dataclass(frozen=True)
 class JudgeOutcome:
     """What ``submission_judge`` did, for the task and for tests."""
 
-    action: str  # "judged" | "skipped" | "busy" | "retry" | "failed"
+    action: Outcome
     detail: str = ""
 
 
@@ -183,11 +202,13 @@ def _load_package(package_dir: str) -> Any:
     return load_package(package_dir)
 
 
-def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[Any], None]) -> Any:
+def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[Any], None],
+                  secret_seed: int | None = None) -> Any:
     from judge_site.submissions.engine import judge_source
     from sandbox.contracts import Mode as EngineMode
 
-    return judge_source(package, source, EngineMode(mode), on_progress=on_progress)
+    return judge_source(package, source, EngineMode(mode), on_progress=on_progress,
+                        secret_seed=secret_seed)
 
 
 def _drop_connections() -> None:
@@ -253,11 +274,11 @@ class _Heartbeat:
             connections.close_all()  # this thread's own connections
 
 
-def _claim(submission: Submission) -> Any | None:
+def _claim(submission: Submission) -> uuid.UUID | Claim:
     """queued -> running for this worker, unless the user already has a running judging.
 
-    Returns the new attempt token, BUSY when the user has another running judging, or None
-    when someone else claimed (or finished) it.
+    Returns the new attempt token, Claim.BUSY when the user has another running judging, or
+    Claim.TAKEN when someone else claimed (or finished) it.
     """
     User = get_user_model()
     token = Submission.new_token()
@@ -270,7 +291,7 @@ def _claim(submission: Submission) -> Any | None:
             .exists()
         )
         if busy:
-            return BUSY
+            return Claim.BUSY
         now = timezone.now()
         claimed = Submission.objects.filter(pk=submission.pk, status=Status.QUEUED).update(
             status=Status.RUNNING,
@@ -280,14 +301,13 @@ def _claim(submission: Submission) -> Any | None:
             heartbeat_at=now,
             worker=_worker_name(),
             tests=[],
+            tests_filtered=False,
             benchmark=None,
             verdict="",
             message="",
         )
-    return token if claimed else None
+    return token if claimed else Claim.TAKEN
 
-
-BUSY = "busy"
 # Live progress: a judging's finished tests are written at most this often (and with the verdict).
 PROGRESS_EVERY_S = 0.25
 
@@ -325,15 +345,15 @@ def submission_judge(submission_id: int) -> JudgeOutcome:
         lambda: Submission.objects.select_related("problem").filter(pk=submission_id).first(),
     )
     if submission is None or submission.status != Status.QUEUED:
-        return JudgeOutcome("skipped", "not queued")
+        return JudgeOutcome(Outcome.SKIPPED, "not queued")
     picked = time.monotonic()  # phases: the queue wait ends here
     queue_wait_s = (timezone.now() - (submission.queued_at or submission.created_at)).total_seconds()
     token = _db_retry(f"submission {submission_id}: claim", lambda: _claim(submission))
-    if token == BUSY:
+    if token is Claim.BUSY:
         # No new message: the user's running judging hands off to this one when it ends.
-        return JudgeOutcome("busy", "another judging of this user is running")
-    if token is None:
-        return JudgeOutcome("skipped", "claimed by someone else")
+        return JudgeOutcome(Outcome.BUSY, "another judging of this user is running")
+    if token is Claim.TAKEN:
+        return JudgeOutcome(Outcome.SKIPPED, "claimed by someone else")
     try:
         with _Heartbeat(submission.pk, token):
             return _judge_claimed(submission, token, {"queue_wait": queue_wait_s}, picked)
@@ -381,14 +401,14 @@ def _judge_claimed(
     except Exception as exc:  # a broken package is ours, and retrying will not fix it
         logger.exception("submission %s: cannot load the package", sid)
         _finish_internal(sid, token, f"internal error: the problem package: {exc}")
-        return JudgeOutcome("failed", str(exc))
+        return JudgeOutcome(Outcome.FAILED, str(exc))
     site["prepare"] = time.monotonic() - picked
     try:
         result = _judge_source(package, submission.code, submission.mode, on_progress)
     except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
         logger.error("submission %s: the judge is misconfigured: %s", sid, exc)
         _finish_internal(sid, token, "internal error: the judge is misconfigured")
-        return JudgeOutcome("failed", str(exc))
+        return JudgeOutcome(Outcome.FAILED, str(exc))
     except Exception as exc:
         logger.exception("submission %s: the engine failed (attempt %s)", sid, attempts)
         if attempts < MAX_ATTEMPTS:
@@ -405,11 +425,11 @@ def _judge_claimed(
             )
             if requeued:
                 _enqueue(sid, queue_for(submission.problem), RETRY_COUNTDOWN_S * attempts)
-            return JudgeOutcome("retry", str(exc))
+            return JudgeOutcome(Outcome.RETRY, str(exc))
         _finish_internal(
             sid, token, f"internal error after {attempts} attempts: {type(exc).__name__}"
         )
-        return JudgeOutcome("failed", str(exc))
+        return JudgeOutcome(Outcome.FAILED, str(exc))
 
     fields = fields_from_result(result, submission.problem.version)  # the result's JSON, once
     note = judging_route(submission.problem).note
@@ -423,7 +443,7 @@ def _judge_claimed(
     )
     if not finished:
         logger.warning("submission %s: judged, but the claim was lost meanwhile (reaped)", sid)
-        return JudgeOutcome("skipped", "lost the claim while judging (reaped?)")
+        return JudgeOutcome(Outcome.SKIPPED, "lost the claim while judging (reaped?)")
     # The verdict's own write, added after it (best effort: the verdict is already visible).
     saved = {"save": time.monotonic() - saving}
     try:
@@ -433,7 +453,7 @@ def _judge_claimed(
     except DB_ERRORS:
         _drop_connections()
     logger.info("submission %s: judged %s (attempt %s)", sid, fields["verdict"], attempts)
-    return JudgeOutcome("judged", fields["verdict"])
+    return JudgeOutcome(Outcome.JUDGED, fields["verdict"])
 
 
 def _with_phases(environment: dict[str, Any], site: dict[str, float]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from judge_site.submissions.models import (
+    VERDICT_ORDER,
     BestResult,
     Mode,
     ProblemStats,
@@ -37,12 +38,11 @@ from judge_site.submissions.models import (
     UserStats,
     VerdictChoice,
 )
+from sandbox.contracts import Trust
 
 logger = logging.getLogger(__name__)
 
-# "Best verdict" of a pair: the best Submit verdict in this order (AC first; a wrong answer is
-# closer to a solution than a crash; IE is ours, never the student's).
-VERDICT_ORDER = ["AC", "WA", "TLE", "MLE", "OLE", "RE", "CE", "IE"]
+# "Best verdict" of a pair: the best Submit verdict in models.VERDICT_ORDER.
 _RANK = {v: i for i, v in enumerate(VERDICT_ORDER)}
 CHUNK_PAIRS = 400  # pairs per batch in bulk refreshes (seed_demo, reconcile)
 
@@ -92,7 +92,7 @@ _PAIR_FIELDS = [f.name for f in fields(PairState)]
 # The columns of a submission a pair's state needs (the benchmark's few keys, not its text).
 _SUB_COLUMNS = (
     "pk", "user_id", "problem_id", "mode", "status", "verdict", "created_at",
-    "benchmark__speedup", "benchmark__trust", "benchmark__verified", "benchmark__shapes",
+    "benchmark__speedup", "benchmark__trust", "benchmark__shapes",
 )
 
 
@@ -102,11 +102,9 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _trust(trust: Any, verified: Any) -> str:
-    """The benchmark's Trust value; results from before ``trust`` have only ``verified``."""
-    if isinstance(trust, str) and trust:
-        return trust
-    return "rejected" if verified is False else "verified"
+def _trust(trust: Any) -> str:
+    """The benchmark's Trust value (sandbox.contracts.Trust)."""
+    return trust if isinstance(trust, str) and trust else str(Trust.VERIFIED)
 
 
 def _geomean(speedup: float | None, shapes: Any) -> float | None:
@@ -126,7 +124,7 @@ def pair_state(rows: Iterable[tuple[Any, ...]]) -> PairState:
     best: tuple[float | None, int, datetime, str] | None = None  # speedup, pk, at, trust
     geo: tuple[float, int] | None = None
     last = None
-    for pk, _u, _p, mode, status, verdict, created_at, speedup, trust, verified, shapes in rows:
+    for pk, _u, _p, mode, status, verdict, created_at, speedup, trust, shapes in rows:
         n += 1
         last = created_at if last is None or created_at > last else last
         if status != Status.DONE:
@@ -145,7 +143,7 @@ def pair_state(rows: Iterable[tuple[Any, ...]]) -> PairState:
         speed = _number(speedup)
         # Strictly better only: among equal speedups the earlier submission keeps the row.
         if best is None or (speed or 0.0) > (best[0] or 0.0):
-            best = (speed, pk, created_at, _trust(trust, verified))
+            best = (speed, pk, created_at, _trust(trust))
         mean = _geomean(speed, shapes)
         if mean is not None and (geo is None or mean > geo[0]):
             geo = (mean, pk)

@@ -74,12 +74,13 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     can_see_code = submission.user_id == request.user.pk or selectors.reads_all_submissions(
         request.user
     )
+    data = selectors.submission_to_json(submission, request.user)
     return render(
         request,
         "submissions/submission_detail.html",
         {
             "sub": submission,
-            "data": selectors.submission_to_json(submission),
+            "data": data,
             "can_see_code": can_see_code or course_selectors.instructor_may_read(request.user, submission),
             "bars": _bars(submission.benchmark),
             "shapes": roofline.shape_rows(submission.benchmark),

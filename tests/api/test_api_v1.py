@@ -52,7 +52,23 @@ def test_it_round_trips_a_submission(client, alice, problem, inline_judging):
         "submit",
     )
     assert data["benchmark"]["speedup"] == 2.5
+    # Stored with ``trust`` only; the API derives manage.py judge --json's ``verified`` again.
+    assert (data["benchmark"]["trust"], data["benchmark"]["verified"]) == ("verified", True)
+    from judge_site.submissions.models import Submission
+
+    stored = Submission.objects.get(pk=body["id"])
+    assert "verified" not in stored.benchmark and stored.secret_seed is not None
+    assert str(stored.secret_seed) not in result.content.decode(), "the seed is staff's only"
     assert {"name", "public", "verdict", "message"} <= set(data["tests"][0])
+
+
+def test_a_seed_cannot_be_chosen_through_the_api(client, alice, problem, fake_engine,
+                                                inline_judging):
+    """Only staff reproduce a judging (manage.py judge --seed): a request's seed is ignored."""
+    token = token_for(alice)
+    body = {"problem": 48, "code": GOOD, "mode": "submit", "seed": 7, "secret_seed": 7}
+    assert post(client, token, body).status_code == 201
+    assert fake_engine.seeds == [None], "the engine draws the seed itself"
 
 
 def test_it_accepts_a_slug_and_reports_queue_position(client, alice, problem, enqueued):

@@ -129,12 +129,37 @@ def test_the_submission_page_shows_tests_feedback_and_benchmark(
     assert 'data-verdict="WA"' in page
     assert "worst element at index [1, 2]: expected 0, got 0.5 (abs error 0.5)" in page
     assert "3 of 12 elements differ" in page
+    # The lines are computed once: the page's script renders the API's very lines.
+    (test,) = [t for t in client.get(f"/api/v1/submissions/{wrong.pk}").json()["tests"]
+               if t["verdict"] == "WA"]
+    assert test["feedback"] == [
+        {"text": "values differ at 3 of 12 elements", "cls": ""},
+        {"text": "worst element at index [1, 2]: expected 0, got 0.5 (abs error 0.5)",
+         "cls": "worst"},
+        {"text": "3 of 12 elements differ", "cls": ""},
+    ]
+    for line in test["feedback"]:
+        cls = f' class="{line["cls"]}"' if line["cls"] else ""
+        assert f"<div{cls}>{line['text']}</div>" in page
 
 
 def test_a_live_submission_page_polls(client, alice, problem, enqueued):
+    import json
+    import re
+
+    from judge_site.submissions.models import VerdictChoice
+    from sandbox.contracts import VERDICT_TEXT
+
     sub = services.submission_create(alice, problem, GOOD, "run")
     page = login(client, alice).get(f"/submissions/{sub.pk}/").content.decode()
     assert 'id="live-progress"' in page and "position 1 in the queue" in page
+    # progress.js reads the verdict words of sandbox/contracts.py, the site's choices too.
+    found = re.search(r'<script id="verdict-words" type="application/json">(.*?)</script>', page)
+    assert found, "the page carries the verdict words for its script"
+    words = json.loads(found.group(1))
+    assert words["IE"] == {"label": "Internal error", "says": "internal error (ours, not yours)"}
+    assert set(words) == {str(v) for v in VERDICT_TEXT}
+    assert dict(VerdictChoice.choices) == {v: words[v]["label"] for v in VerdictChoice.values}
 
 
 def test_only_the_author_and_staff_see_a_submission(client, alice, bob, charlie, problem, enqueued):

@@ -96,6 +96,44 @@ def test_manage_py_judge_resolves_the_slug_and_reports_unknown_problems() -> Non
         call_command("judge", "4242", str(TOY / "solution.py"), stdout=StringIO())
 
 
+@override_settings(JUDGE_PROBLEMS_DIR=FIXTURES)
+def test_manage_py_judge_seed_judges_with_that_secret_and_shows_what_a_student_sees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--seed`` reaches the engine; the output is still the student's view (the JSON's keys
+    unchanged, no seed in it; a hidden test says its category only). That a seed gives the
+    same hidden inputs again: tests/sandbox/test_grader.py."""
+    from judge_site.submissions import engine
+    from sandbox.contracts import JudgeResult, TestResult, Verdict, WrongKind
+
+    seen: list[int | None] = []
+
+    def fake_judge(package: object, source: str, mode: object, on_progress: object = None,
+                   secret_seed: int | None = None) -> JudgeResult:
+        seen.append(secret_seed)
+        large = TestResult("large", False, Verdict.WA, "values differ\nworst element at index [7]",
+                           WrongKind.VALUE, 3.0, {"index": [7], "expected": 1.5, "got": 2.5})
+        return JudgeResult(Verdict.WA, [large], None, {"backend": "local"}, "", "v1",
+                           secret_seed if secret_seed is not None else 99)
+
+    monkeypatch.setattr(engine, "judge_source", fake_judge)
+    wrong = str(TOY / "solutions" / "WA" / "hidden_only.py")
+    out = StringIO()
+    call_command("judge", "900", wrong, "--seed", "12345", "--json", stdout=out)
+    data = json.loads(out.getvalue())
+    assert set(data) == {"verdict", "tests", "benchmark", "environment", "message",
+                         "problem_version"}
+    (large,) = data["tests"]
+    assert large["message"] == "wrong answer: value" and large["details"] == {}
+    assert "12345" not in out.getvalue() and seen == [12345]
+    out = StringIO()
+    call_command("judge", "900", wrong, stdout=out)
+    assert seen[-1] is None and out.getvalue().rstrip().endswith("secret seed: 99")
+    assert "worst element" not in out.getvalue()
+    with pytest.raises(CommandError):
+        call_command("judge", "900", wrong, "--seed", "-1", stdout=StringIO())
+
+
 @override_settings(JUDGE_BACKEND="local", DEBUG=False, JUDGE_ALLOW_LOCAL_BACKEND=False)
 def test_the_site_refuses_the_local_backend_in_production() -> None:
     with pytest.raises(ImproperlyConfigured, match="not a security boundary"):

@@ -71,6 +71,7 @@ def test_it_judges_as_the_grader_does_in_process(graders: ConfinedGraders, tmp_p
     assert [(t.name, t.verdict) for t in there.tests] == [(t.name, t.verdict) for t in here.tests]
     assert seen == [t.name for t in there.tests]
     assert there.environment["grader"] == "confined" and there.problem_version == package.version
+    assert there.secret_seed == here.secret_seed == 5  # the seed crosses the grader's channel
     # The launcher's labels on every sandbox, whatever the grader asked; all of them closed.
     assert backend.specs and all(s.labels == {"tensor-judge.test": "confined"} for s in backend.specs)
     assert all(box.proc.poll() is not None for box in backend.boxes)  # type: ignore[attr-defined]

@@ -177,11 +177,34 @@ def test_a_public_wrong_answer_names_the_worst_element(
 def test_hidden_tests_say_only_what_the_feedback_policy_allows(
     tagged_wrong_results: dict[str, JudgeResult], toy: ProblemPackage
 ) -> None:
+    from sandbox.feedback import for_student, result_for_student
+
     assert toy.feedback_hidden == FeedbackPolicy.CATEGORY
-    large = next(t for t in tagged_wrong_results["WA/hidden_only.py"].tests if t.name == "large")
+    result = tagged_wrong_results["WA/hidden_only.py"]
+    large = next(t for t in result.tests if t.name == "large")
     assert not large.public and large.verdict == Verdict.WA
-    assert large.message == "wrong answer: value"
-    assert large.details == {}, "no worst element (it would leak hidden data)"
+    # The grader keeps everything (for staff); a student is shown it filtered.
+    assert "worst element at index" in large.message and large.details["index"] is not None
+    assert isinstance(result.secret_seed, int)
+    shown = for_student(large, toy.feedback_hidden)
+    assert shown.message == "wrong answer: value"
+    assert shown.details == {}, "no worst element (it would leak hidden data)"
+    student = result_for_student(result, toy.feedback_hidden)
+    assert student.secret_seed is None and "secret_seed" not in result.to_json()
+    assert next(t for t in student.tests if t.name == "large") == shown
+
+
+def test_a_secret_seed_gives_a_judging_its_hidden_inputs_again(
+    judge_toy: Callable[..., JudgeResult],
+) -> None:
+    """What ``manage.py judge --seed`` and a rejudge rely on: the same seed, the same hidden
+    inputs (the hidden failure's worst element), kept in the result."""
+    first = judge_toy("WA/hidden_only.py", Mode.SUBMIT, secret_seed=12345)
+    again = judge_toy("WA/hidden_only.py", Mode.SUBMIT, secret_seed=12345)
+    assert first.secret_seed == again.secret_seed == 12345
+    large, large_again = (next(t for t in r.tests if t.name == "large") for r in (first, again))
+    assert large.details and large.details == large_again.details
+    assert large.message == large_again.message
 
 
 def test_a_runtime_error_shows_the_students_own_frames(

@@ -44,15 +44,55 @@ def test_staff_pages_are_for_staff_only(client: Any, alice: Any, charlie: Any, p
     assert client.get(url).status_code == 200
 
 
+TOY_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy"
+
+
+@pytest.fixture(scope="module")
+def hidden_failure() -> Any:
+    """A real local judging (the real grader, the local backend) of the toy's solution that
+    fails only its hidden test ``large``: the complete result, as the worker stores it."""
+    from sandbox.backends.base import get_backend
+    from sandbox.contracts import Mode
+    from sandbox.grader import judge
+    from sandbox.problem import load_package
+
+    source = (TOY_DIR / "solutions" / "WA" / "hidden_only.py").read_text()
+    result = judge(load_package(TOY_DIR), source, mode=Mode.SUBMIT, backend=get_backend("local"),
+                   kernels_root=TOY_DIR / "kernels_root")
+    return source, result
+
+
 @pytest.mark.django_db
-def test_a_submission_shows_staff_everything(client: Any, alice: Any, charlie: Any,
-                                             problem: Any) -> None:
-    sub = _judged(alice, problem)
+def test_a_submission_shows_staff_everything_and_the_student_what_the_policy_allows(
+    client: Any, alice: Any, charlie: Any, problem: Any, hidden_failure: Any
+) -> None:
+    from judge_site.submissions.models import fields_from_result
+
+    source, result = hidden_failure
+    sub = Submission.objects.create(
+        user=alice, problem=problem, code=source, status=Status.DONE, mode="submit",
+        started_at=problem.created_at, finished_at=problem.created_at,
+        **fields_from_result(result, problem.version),
+    )
+    large = next(t for t in sub.tests if t["name"] == "large")
+    assert not large["public"] and large["verdict"] == "WA"
+    assert "worst element at index" in large["message"], "the grader keeps the details"
+    worst = f"expected {large['details']['expected']:.6g}"
+    assert sub.secret_seed is not None and sub.secret_seed == result.secret_seed
     client.force_login(charlie)
     page = client.get(f"/staff/submissions/{sub.pk}/").content.decode()
-    for text in ("def f(): WRONG", "hidden_1", "expected 1.5, got 2.5", "torch", "2.13.0",
-                 "v-test-1", "waited / judged"):
+    for text in ("if x.numel() &gt; 1000", "large", "worst element at index", worst,
+                 f"--seed {sub.secret_seed}", "waited / judged"):
         assert text in page, text
+    client.force_login(alice)  # the student: her page and the API say what the policy allows
+    page = client.get(f"/submissions/{sub.pk}/").content.decode()
+    api = client.get(f"/api/v1/submissions/{sub.pk}").json()
+    (shown,) = [t for t in api["tests"] if t["name"] == "large"]
+    assert shown["message"] == "wrong answer: value" and shown["details"] == {}
+    assert shown["time_ms"] is None
+    for text in (worst, "worst element", str(sub.secret_seed)):
+        assert text not in page and text not in json.dumps(api), text
+    assert "wrong answer: value" in page
 
 
 @pytest.mark.django_db

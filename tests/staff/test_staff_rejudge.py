@@ -201,3 +201,30 @@ def test_an_item_left_running_by_a_dead_worker_is_judged_when_redelivered(
     assert rejudge_item_judge(item.pk) == "AC -> WA"
     sub.refresh_from_db()
     assert sub.verdict == "WA"
+
+
+@pytest.mark.django_db
+def test_a_rejudge_reuses_each_judgings_secret_seed_unless_asked_for_fresh_inputs(
+    client: Any, alice: Any, charlie: Any, problem: Any, fake_engine: Any,
+    staff_tasks: list[Any],
+) -> None:
+    """The same hidden inputs before and after: the table shows what the version changed."""
+    sub = _done(alice, problem, "WRONG", "AC")
+    Submission.objects.filter(pk=sub.pk).update(secret_seed=4242)
+    _run_all(rejudge_problem(charlie, problem))
+    sub.refresh_from_db()
+    assert fake_engine.seeds == [4242] and sub.secret_seed == 4242
+    client.force_login(charlie)
+    response = client.post(f"/staff/submissions/{sub.pk}/rejudge/", {"fresh_seed": "1"})
+    fresh = Rejudge.objects.get(pk=int(response["Location"].rstrip("/").rsplit("/", 1)[1]))
+    assert fresh.fresh_seed
+    _run_all(fresh)
+    sub.refresh_from_db()
+    assert fake_engine.seeds[1] is None, "a fresh seed is drawn by the engine"
+    assert sub.secret_seed not in (None, 4242)  # the new judging's own, kept for the next
+    page = client.get(f"/staff/rejudges/{fresh.pk}/").content.decode()
+    assert "fresh hidden inputs" in page
+    client.post(f"/staff/problems/{problem.number}/rejudge/", {})
+    assert not Rejudge.objects.order_by("-pk").first().fresh_seed  # type: ignore[union-attr]
+    call_command("rejudge", "--submission", str(sub.pk), "--fresh-seed", stdout=io.StringIO())
+    assert Rejudge.objects.order_by("-pk").first().fresh_seed  # type: ignore[union-attr]

@@ -16,11 +16,12 @@ from typing import Any
 
 import markdown
 from django import template
+from django.utils.html import json_script
 from django.utils.safestring import SafeString, mark_safe
 from pygments.formatters import HtmlFormatter
 
 from judge_site.catalog.sanitize import clean_html
-from sandbox.feedback import worst_element_line
+from sandbox.contracts import VERDICT_TEXT
 
 register = template.Library()
 
@@ -103,31 +104,9 @@ def get_item(mapping: Any, key: str) -> Any:
     return mapping.get(key) if isinstance(mapping, dict) else None
 
 
-@register.filter
-def feedback_lines(test: Any) -> list[dict[str, str]]:
-    """The feedback of one test as lines (the engine's message first, then whatever of the
-    worst element, the counts and the traceback the message does not already say)."""
-    if not isinstance(test, dict):
-        return []
-    message = str(test.get("message") or "")
-    details = test.get("details") or {}
-    if test.get("verdict") == "AC" and message in ("", "accepted"):
-        return []
-    lines = [
-        {"text": line, "cls": "worst" if line.startswith("worst element") else ""}
-        for line in message.splitlines()
-    ]
-    worst = worst_element_line(details)
-    if worst is not None and "worst element" not in message:
-        lines.append({"text": worst, "cls": "worst"})
-    if "elements differ" not in message and details.get("mismatched") is not None:
-        lines.append(
-            {
-                "text": f"{details['mismatched']} of {details.get('total')} elements differ",
-                "cls": "",
-            }
-        )
-    traceback = details.get("traceback")
-    if traceback and str(traceback) not in message:
-        lines.append({"text": str(traceback), "cls": "traceback"})
-    return lines
+@register.simple_tag
+def verdict_words() -> SafeString:
+    """The verdict words (sandbox.contracts.VERDICT_TEXT) for progress.js, as a JSON script
+    element: each verdict's label and the sentence a student is told."""
+    table = {str(v): {"label": label, "says": says} for v, (label, says) in VERDICT_TEXT.items()}
+    return json_script(table, "verdict-words")

@@ -39,11 +39,15 @@ def _enqueue_items(ids: list[int]) -> None:
         _enqueue_item(pk)
 
 
-def rejudge_start(actor: Any, submissions: Iterable[Submission], scope: str) -> Rejudge:
-    """Rejudge ``submissions`` (those finished; others are skipped) and enqueue one task each."""
+def rejudge_start(actor: Any, submissions: Iterable[Submission], scope: str,
+                  fresh_seed: bool = False) -> Rejudge:
+    """Rejudge ``submissions`` (those finished; others are skipped) and enqueue one task each.
+    Each is judged with its last judging's secret seed (the same hidden inputs), unless
+    ``fresh_seed`` asks for new ones."""
     with transaction.atomic():
         rejudge = Rejudge.objects.create(
-            created_by=actor if getattr(actor, "pk", None) else None, scope=scope[:200]
+            created_by=actor if getattr(actor, "pk", None) else None, scope=scope[:200],
+            fresh_seed=fresh_seed,
         )
         items = RejudgeItem.objects.bulk_create(
             RejudgeItem(
@@ -57,23 +61,24 @@ def rejudge_start(actor: Any, submissions: Iterable[Submission], scope: str) -> 
             rejudge.finished_at = timezone.now()
             rejudge.save(update_fields=["finished_at"])
         audit_record(actor, "rejudge.start", f"rejudge {rejudge.pk}", scope=scope,
-                     submissions=len(items))
+                     submissions=len(items), **({"fresh_seed": True} if fresh_seed else {}))
         ids = [item.pk for item in items]
         transaction.on_commit(lambda: _enqueue_items(ids))
     return rejudge
 
 
-def rejudge_submission(actor: Any, submission: Submission) -> Rejudge:
-    return rejudge_start(actor, [submission], f"submission {submission.pk}")
+def rejudge_submission(actor: Any, submission: Submission, fresh_seed: bool = False) -> Rejudge:
+    return rejudge_start(actor, [submission], f"submission {submission.pk}", fresh_seed)
 
 
-def rejudge_problem(actor: Any, problem: Problem, only_accepted: bool = False) -> Rejudge:
+def rejudge_problem(actor: Any, problem: Problem, only_accepted: bool = False,
+                    fresh_seed: bool = False) -> Rejudge:
     """Every finished Submit of ``problem`` (or only the accepted ones)."""
     subs = Submission.objects.filter(problem=problem, mode=Mode.SUBMIT, status=Status.DONE)
     if only_accepted:
         subs = subs.filter(verdict="AC")
     scope = f"problem {problem.number}" + (" (accepted only)" if only_accepted else "")
-    return rejudge_start(actor, subs.order_by("pk"), scope)
+    return rejudge_start(actor, subs.order_by("pk"), scope, fresh_seed)
 
 
 def rejudge_item_judge(item_id: int) -> str:
@@ -86,12 +91,14 @@ def rejudge_item_judge(item_id: int) -> str:
     ).update(status=RejudgeStatus.RUNNING, started_at=timezone.now())
     if not claimed:
         return "skipped: not pending"
-    item = RejudgeItem.objects.select_related("submission__problem").get(pk=item_id)
+    item = RejudgeItem.objects.select_related("submission__problem", "rejudge").get(pk=item_id)
     sub = item.submission
     mine = RejudgeItem.objects.filter(pk=item_id, status=RejudgeStatus.RUNNING)
+    seed = None if item.rejudge.fresh_seed else sub.secret_seed  # None: a new one is drawn
     try:
         package = submission_services._load_package(sub.problem.package_dir)
-        result = submission_services._judge_source(package, sub.code, sub.mode, lambda _: None)
+        result = submission_services._judge_source(package, sub.code, sub.mode, lambda _: None,
+                                                   secret_seed=seed)
     except Exception as exc:  # the engine failed: the submission keeps its verdict
         logger.exception("rejudge item %s failed", item_id)
         mine.update(status=RejudgeStatus.FAILED, finished_at=timezone.now(),

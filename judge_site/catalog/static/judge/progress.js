@@ -4,11 +4,19 @@
 (function () {
   "use strict";
 
-  var WORDS = {
-    AC: "Accepted", WA: "Wrong answer", TLE: "Time limit exceeded", MLE: "Memory limit exceeded",
-    OLE: "Output limit exceeded", RE: "Runtime error", CE: "Compilation error",
-    IE: "Internal error (ours, not yours)", SK: "Skipped"
-  };
+  /* The verdict words, from the page (sandbox/contracts.py's VERDICT_TEXT, written by the
+     verdict_words template tag): each verdict's label and the sentence a student is told. */
+  var WORDS = (function () {
+    var node = document.getElementById("verdict-words");
+    try { return node ? JSON.parse(node.textContent) : {}; } catch (e) { return {}; }
+  })();
+
+  function label(v) { return (WORDS[v] && WORDS[v].label) || ""; }
+
+  function says(v) {
+    var text = (WORDS[v] && WORDS[v].says) || "";
+    return text ? text.charAt(0).toUpperCase() + text.slice(1) : "";
+  }
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -17,35 +25,8 @@
     return node;
   }
 
-  function num(v) {
-    if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toPrecision(6).replace(/\.?0+$/, "");
-    return v === undefined || v === null ? "" : (typeof v === "object" ? JSON.stringify(v) : String(v));
-  }
-
   function verdictBadge(v, big) {
-    return el("span", { "class": "verdict verdict-" + (v || "pending") + (big ? " verdict-big" : ""), title: WORDS[v] || "" }, v || "…");
-  }
-
-  /* The feedback of one test as lines: the engine's message first, then whatever of the worst
-     element, the counts and the traceback the message does not already say (as the server's
-     feedback_lines filter does). */
-  function feedbackLines(test) {
-    var message = test.message || "";
-    var d = test.details || {};
-    if (test.verdict === "AC" && (message === "" || message === "accepted")) return [];
-    var lines = message ? message.split("\n").map(function (line) {
-      return { text: line, cls: line.indexOf("worst element") === 0 ? "worst" : "" };
-    }) : [];
-    if (message.indexOf("worst element") < 0 && d.index !== undefined && d.index !== null && d.expected !== undefined) {
-      var text = "worst element at index [" + num(d.index) + "]: expected " + num(d.expected) + ", got " + num(d.got);
-      if (d.abs_error !== undefined && d.abs_error !== null) text += " (abs error " + num(d.abs_error) + (d.rel_error !== undefined && d.rel_error !== null ? ", rel error " + num(d.rel_error) : "") + ")";
-      lines.push({ text: text, cls: "worst" });
-    }
-    if (message.indexOf("elements differ") < 0 && d.mismatched !== undefined && d.mismatched !== null) {
-      lines.push({ text: d.mismatched + " of " + d.total + " elements differ", cls: "" });
-    }
-    if (d.traceback && message.indexOf(d.traceback) < 0) lines.push({ text: d.traceback, cls: "traceback" });
-    return lines;
+    return el("span", { "class": "verdict verdict-" + (v || "pending") + (big ? " verdict-big" : ""), title: label(v) }, v || "…");
   }
 
   function testsTable(tests) {
@@ -63,7 +44,7 @@
       tr.appendChild(el("td")).appendChild(verdictBadge(t.verdict));
       tr.appendChild(el("td", { "class": "time" }, typeof t.time_ms === "number" ? t.time_ms.toFixed(1) + " ms" : ""));
       body.appendChild(tr);
-      var lines = feedbackLines(t);
+      var lines = t.feedback || [];  /* computed by the server: sandbox/feedback.py */
       if (lines.length) {
         var fb = el("tr", { "class": "feedback-row" });
         var td = fb.appendChild(el("td", { colspan: "3", "class": "msg" }));
@@ -80,7 +61,7 @@
     var box = el("div", { "class": "bench" });
     var s = el("div", { "class": "speedup" + (b.speedup < 1 ? " slower" : "") }, "Speedup " + Number(b.speedup).toFixed(2) + "×");
     box.appendChild(s);
-    box.appendChild(el("div", { "class": "muted" }, "yours " + Number(b.submission_ms).toFixed(3) + " ms · baseline " + Number(b.baseline_ms).toFixed(3) + " ms (medians)" + (b.trust && b.trust !== "verified" ? " · timing " + b.trust + ": see the submission page" : (b.verified === false ? " · not verified: see the submission page" : ""))));
+    box.appendChild(el("div", { "class": "muted" }, "yours " + Number(b.submission_ms).toFixed(3) + " ms · baseline " + Number(b.baseline_ms).toFixed(3) + " ms (medians)" + (b.trust && b.trust !== "verified" ? " · timing " + b.trust + ": see the submission page" : "")));
     return box;
   }
 
@@ -93,7 +74,7 @@
       status.textContent = "Running… " + (data.tests || []).length + " test(s) done";
     } else {
       status.appendChild(verdictBadge(data.verdict, true));
-      status.appendChild(document.createTextNode(" " + (WORDS[data.verdict] || "") + " "));
+      status.appendChild(document.createTextNode(" " + says(data.verdict) + " "));
       status.setAttribute("data-verdict", data.verdict || "");
     }
     panel.appendChild(status);

@@ -1,8 +1,14 @@
-"""``manage.py judge PROBLEM FILE [--mode run|submit] [--json]``: one judging, synchronously.
+"""``manage.py judge PROBLEM FILE [--mode run|submit] [--json] [--seed N]``: one judging.
 
 PROBLEM is a problem number or slug in settings.JUDGE_PROBLEMS_DIR. Exit status 0 whenever
 the judging completed, whatever the verdict; non-zero only when the judge itself failed
-(including an IE verdict). Tooling outside the repo depends on this exact interface.
+(including an IE verdict). Tooling outside the repo depends on this exact interface: the
+output shows what a student would see (hidden tests filtered by the package's policy).
+
+``--seed N`` judges with that secret seed (the hidden tests' inputs of the judging that drew
+it: the text output's last line, or the staff page of a submission), so that a failure can be
+reproduced. It is a
+staff tool: nothing of the site or its API takes a seed from a request.
 """
 
 from __future__ import annotations
@@ -15,8 +21,15 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from sandbox.contracts import Mode, Verdict
-from sandbox.feedback import format_result
+from sandbox.feedback import format_result, result_for_student
 from sandbox.problem import PackageError, find_package
+
+
+def _seed(text: str) -> int:
+    value = int(text)
+    if not 0 <= value < 2**63:
+        raise ValueError(text)
+    return value
 
 
 class Command(BaseCommand):
@@ -27,6 +40,9 @@ class Command(BaseCommand):
         parser.add_argument("file")
         parser.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.SUBMIT.value)
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument("--seed", type=_seed, default=None, metavar="N",
+                            help="the secret seed of the hidden tests' inputs (0 <= N < 2**63), "
+                                 "e.g. a submission's, shown on its staff page")
 
     def handle(self, *args: Any, **options: Any) -> None:
         from judge_site.submissions.engine import judge_source
@@ -39,10 +55,13 @@ class Command(BaseCommand):
             source = Path(options["file"]).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise CommandError(f"cannot read {options['file']}: {exc}") from None
-        result = judge_source(package, source, Mode(options["mode"]))
+        full = judge_source(package, source, Mode(options["mode"]), secret_seed=options["seed"])
+        result = result_for_student(full, package.feedback_hidden)
         if options["json"]:
             self.stdout.write(json.dumps(result.to_json()))
         else:
             self.stdout.write(format_result(result))
+            # Last, so that ``--seed`` can judge these very inputs again.
+            self.stdout.write(f"secret seed: {full.secret_seed}")
         if result.verdict == Verdict.IE:
             raise CommandError(f"internal error: {result.message}")

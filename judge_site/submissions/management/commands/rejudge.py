@@ -1,4 +1,4 @@
-"""manage.py rejudge (--submission ID | --problem N [--only-accepted]) [--wait]"""
+"""manage.py rejudge (--submission ID | --problem N [--only-accepted]) [--fresh-seed] [--wait]"""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ class Command(BaseCommand):
         which.add_argument("--problem", type=int, help="every finished Submit of problem N")
         parser.add_argument("--only-accepted", action="store_true",
                             help="with --problem: only the accepted submissions")
+        parser.add_argument("--fresh-seed", action="store_true",
+                            help="new hidden inputs (a new secret seed) instead of each "
+                                 "submission's last judging's, which the rejudge reuses so its "
+                                 "changes are the new version's, not new random inputs")
         parser.add_argument("--wait", action="store_true",
                             help="wait until a worker has judged them all, then print changes")
         parser.add_argument("--timeout", type=float, default=3600.0, help="for --wait, seconds")
@@ -38,12 +42,13 @@ class Command(BaseCommand):
             sub = Submission.objects.filter(pk=options["submission"]).first()
             if sub is None:
                 raise CommandError(f"no submission {options['submission']}")
-            rejudge = rejudge_submission("manage.py", sub)
+            rejudge = rejudge_submission("manage.py", sub, options["fresh_seed"])
         else:
             problem = Problem.objects.filter(number=options["problem"]).first()
             if problem is None:
                 raise CommandError(f"no problem {options['problem']}")
-            rejudge = rejudge_problem("manage.py", problem, options["only_accepted"])
+            rejudge = rejudge_problem("manage.py", problem, options["only_accepted"],
+                                      options["fresh_seed"])
         count = RejudgeItem.objects.filter(rejudge=rejudge).count()
         self.stdout.write(
             f"rejudge {rejudge.pk}: {rejudge.scope}: {count} submission(s) queued on "
