@@ -66,7 +66,7 @@ token = ApiToken.objects.filter(user=user).first() or ApiToken.objects.create(
 print("KEY", token.key)
 """
 
-# The tiny package of tests/staff/tiny_package.py, uploaded as staff does, checked (on the
+# The tiny package of tests/tiny_package.py, uploaded as staff does, checked (on the
 # main host's rejudge worker), activated and published; its zip comes on stdin.
 UPLOAD = """
 import sys, time
