@@ -386,6 +386,18 @@ JUDGE_REJUDGE_QUEUE = envstr("JUDGE_REJUDGE_QUEUE", "rejudge")
 JUDGE_CHECK_QUEUE = envstr("JUDGE_CHECK_QUEUE", JUDGE_REJUDGE_QUEUE)
 # /metrics answers staff (session or API token) and "Authorization: Bearer <this>" when set.
 JUDGE_METRICS_TOKEN = envstr("JUDGE_METRICS_TOKEN", "")
+# Worker hosts without a shared disk (judge_site/submissions/package_cache.py). On a worker
+# host: the main host's web as this worker reaches it ("http://10.0.0.1:8000"); problem versions
+# are then fetched by content hash and cached here, under a size cap (least recently used out).
+# Unset: packages are read from this host's own folders.
+JUDGE_PACKAGE_SOURCE = envstr("JUDGE_PACKAGE_SOURCE", "")
+JUDGE_PACKAGE_CACHE_DIR = Path(
+    envstr("JUDGE_PACKAGE_CACHE_DIR", str(JUDGE_PACKAGES_DIR / ".cache"))
+)
+JUDGE_PACKAGE_CACHE_MIB = envint("JUDGE_PACKAGE_CACHE_MIB", "1024")
+# The secret worker hosts present to fetch packages (on the web and on every worker host);
+# empty: /internal/packages/ is off.
+JUDGE_WORKER_TOKEN = envstr("JUDGE_WORKER_TOKEN", "")
 
 LOGGING = {
     "version": 1,

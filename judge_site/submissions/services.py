@@ -183,6 +183,18 @@ def _load_package(package_dir: str) -> Any:
     return load_package(package_dir)
 
 
+def package_of(package_dir: str, version: str) -> Any:
+    """The package a judging uses: from this host's own folder (``_load_package``), or, on a
+    worker host with JUDGE_PACKAGE_SOURCE, exactly content hash ``version`` from its cache or
+    the main host (package_cache.PackageFetchError, naming the version and source, if not)."""
+    from judge_site.submissions import package_cache
+
+    config = package_cache.config_from_settings()
+    if config is None:
+        return _load_package(package_dir)
+    return package_cache.package_for(config, package_dir, version)
+
+
 def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[Any], None]) -> Any:
     from judge_site.submissions.engine import judge_source
     from sandbox.contracts import Mode as EngineMode
@@ -376,7 +388,7 @@ def _judge_claimed(
             _drop_connections()
 
     try:
-        package = _load_package(submission.problem.package_dir)
+        package = package_of(submission.problem.package_dir, submission.problem.version)
     except Exception as exc:  # a broken package is ours, and retrying will not fix it
         logger.exception("submission %s: cannot load the package", sid)
         _finish_internal(sid, token, f"internal error: the problem package: {exc}")

@@ -90,7 +90,7 @@ def rejudge_item_judge(item_id: int) -> str:
     sub = item.submission
     mine = RejudgeItem.objects.filter(pk=item_id, status=RejudgeStatus.RUNNING)
     try:
-        package = submission_services._load_package(sub.problem.package_dir)
+        package = submission_services.package_of(sub.problem.package_dir, sub.problem.version)
         result = submission_services._judge_source(package, sub.code, sub.mode, lambda _: None)
     except Exception as exc:  # the engine failed: the submission keeps its verdict
         logger.exception("rejudge item %s failed", item_id)

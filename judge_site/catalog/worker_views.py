@@ -1,0 +1,73 @@
+"""The main host's side of "no shared disk": a worker host fetches a problem version by its
+content hash (judge_site/submissions/package_cache.py).
+
+``GET /internal/packages/<hash>.zip`` answers only a request carrying the workers' token
+(JUDGE_WORKER_TOKEN, header X-Judge-Worker-Token, compared in constant time); a session or an
+API token, a student's or staff's, counts for nothing here. The endpoint is off (404) while no
+worker token is set. 403 for a missing or wrong token, 404 for a hash no problem or uploaded
+version has, or whose folder on this host no longer holds exactly that content.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from pathlib import Path
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+
+from judge_site.catalog.models import Problem
+from judge_site.catalog.services import problem_export_zip
+from judge_site.core.middleware import private
+from judge_site.submissions.package_cache import TOKEN_HEADER, VERSION_RE
+from sandbox.problem import PackageError, package_version
+
+logger = logging.getLogger(__name__)
+
+
+def package_dir_of_version(version: str) -> Path | None:
+    """The folder on this host holding content hash ``version`` (a problem's current version
+    or an uploaded one), or None."""
+    from judge_site.staff.models import ProblemVersion
+
+    candidates = list(Problem.objects.filter(version=version).values_list("package_dir", flat=True))
+    candidates += ProblemVersion.objects.filter(content_hash=version).values_list(
+        "package_dir", flat=True
+    )
+    for folder in dict.fromkeys(candidates):
+        path = Path(folder)
+        try:
+            if path.is_dir() and package_version(path) == version:
+                return path
+        except OSError:
+            continue
+    return None
+
+
+def _worker_allowed(request: HttpRequest) -> bool:
+    expected = str(getattr(settings, "JUDGE_WORKER_TOKEN", "") or "")
+    given = request.headers.get(TOKEN_HEADER, "")
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+@require_GET
+def package_zip(request: HttpRequest, version: str) -> HttpResponse:
+    if not getattr(settings, "JUDGE_WORKER_TOKEN", ""):
+        raise Http404("no worker token is configured")
+    if not _worker_allowed(request):
+        return HttpResponse("workers only\n", status=403, content_type="text/plain; charset=utf-8")
+    if not VERSION_RE.match(version):
+        raise Http404("not a content hash")
+    folder = package_dir_of_version(version)
+    if folder is None:
+        raise Http404("no package of this content hash")
+    try:
+        data = problem_export_zip(folder)
+    except PackageError as exc:
+        logger.warning("version %s at %s cannot be exported: %s", version, folder, exc)
+        raise Http404("the package does not load") from None
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{version}.zip"'
+    return private(response)
