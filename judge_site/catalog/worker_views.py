@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
 from judge_site.catalog.models import Problem
@@ -52,22 +52,29 @@ def _worker_allowed(request: HttpRequest) -> bool:
     return hmac.compare_digest(given.encode(), expected.encode())
 
 
+def _refused(status: int, why: str) -> HttpResponse:
+    """A short plain-text answer: the worker puts it in the IE's message for staff."""
+    return private(HttpResponse(why + "\n", status=status,
+                                content_type="text/plain; charset=utf-8"))
+
+
 @require_GET
 def package_zip(request: HttpRequest, version: str) -> HttpResponse:
     if not getattr(settings, "JUDGE_WORKER_TOKEN", ""):
-        raise Http404("no worker token is configured")
+        return _refused(404, "the main host has no JUDGE_WORKER_TOKEN: package fetching is off")
     if not _worker_allowed(request):
-        return HttpResponse("workers only\n", status=403, content_type="text/plain; charset=utf-8")
+        return _refused(403, "workers only: a wrong or missing worker token")
     if not VERSION_RE.match(version):
-        raise Http404("not a content hash")
+        return _refused(404, "not a content hash")
     folder = package_dir_of_version(version)
     if folder is None:
-        raise Http404("no package of this content hash")
+        return _refused(404, "no package on the main host has this content hash (changed on "
+                             "its disk since it was synced, or removed)")
     try:
         data = problem_export_zip(folder)
     except PackageError as exc:
         logger.warning("version %s at %s cannot be exported: %s", version, folder, exc)
-        raise Http404("the package does not load") from None
+        return _refused(404, "the main host's package of this content hash does not load")
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{version}.zip"'
     return private(response)

@@ -49,7 +49,12 @@ USED_NAME = ".used"  # its mtime: when a judging last took the entry (least rece
 
 
 class PackageFetchError(PackageError):
-    """A version this host cannot get as the database names it; the message is for staff."""
+    """A version this host cannot get as the database names it; the message is for staff.
+    ``transient``: the source did not answer (or answered 5xx): worth another attempt later."""
+
+    def __init__(self, message: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 @dataclass(frozen=True)
@@ -65,9 +70,9 @@ _held: dict[str, int] = {}
 _held_lock = threading.Lock()
 
 
-def _fail(config: CacheConfig, version: str, why: str) -> PackageFetchError:
+def _fail(config: CacheConfig, version: str, why: str, transient: bool = False) -> PackageFetchError:
     return PackageFetchError(
-        f"cannot fetch version {version} from {config.source.rstrip('/')}: {why}"
+        f"cannot fetch version {version} from {config.source.rstrip('/')}: {why}", transient
     )
 
 
@@ -92,7 +97,7 @@ def package_for(config: CacheConfig, package_dir: str, version: str) -> ProblemP
         package = _take(entry, version)
         if package is None:  # evicted between its rename and now (a tiny cache)
             raise _fail(config, version, f"the cache at {config.root} could not keep it")
-    evict(config.root, config.max_bytes)
+        evict(config.root, config.max_bytes)  # the cache grows only here
     return package
 
 
@@ -142,15 +147,17 @@ def _fetch(config: CacheConfig, version: str) -> None:
             allow_redirects=False,
         )
     except requests.RequestException as exc:
-        raise _fail(config, version, f"{type(exc).__name__}: {exc}") from None
+        raise _fail(config, version, f"{type(exc).__name__}: {exc}", transient=True) from None
     with response:
         if response.status_code != 200:
-            hint = {
-                403: " (this worker's JUDGE_WORKER_TOKEN is not the web's)",
-                404: " (the main host has no package with this content hash: was it changed "
-                     "on its disk after it was synced?)",
-            }.get(response.status_code, "")
-            raise _fail(config, version, f"HTTP {response.status_code}{hint}")
+            said = ""
+            if response.headers.get("Content-Type", "").startswith("text/plain"):
+                said = ": " + response.text[:300].strip()
+            hint = {403: " (is this worker's JUDGE_WORKER_TOKEN the web's?)"}.get(
+                response.status_code, ""
+            )
+            raise _fail(config, version, f"HTTP {response.status_code}{said}{hint}",
+                        transient=response.status_code >= 500)
         body = io.BytesIO()
         try:
             for chunk in response.iter_content(1 << 16):
@@ -158,7 +165,7 @@ def _fetch(config: CacheConfig, version: str) -> None:
                 if body.tell() > MAX_ZIP_BYTES:
                     raise _fail(config, version, f"the zip is larger than {MAX_ZIP_BYTES} bytes")
         except requests.RequestException as exc:
-            raise _fail(config, version, f"{type(exc).__name__}: {exc}") from None
+            raise _fail(config, version, f"{type(exc).__name__}: {exc}", transient=True) from None
     config.root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".fetch-", dir=config.root))
     try:

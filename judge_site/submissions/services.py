@@ -387,21 +387,8 @@ def _judge_claimed(
             logger.warning("submission %s: progress not saved (%s)", sid, exc)
             _drop_connections()
 
-    try:
-        package = package_of(submission.problem.package_dir, submission.problem.version)
-    except Exception as exc:  # a broken package is ours, and retrying will not fix it
-        logger.exception("submission %s: cannot load the package", sid)
-        _finish_internal(sid, token, f"internal error: the problem package: {exc}")
-        return JudgeOutcome("failed", str(exc))
-    site["prepare"] = time.monotonic() - picked
-    try:
-        result = _judge_source(package, submission.code, submission.mode, on_progress)
-    except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
-        logger.error("submission %s: the judge is misconfigured: %s", sid, exc)
-        _finish_internal(sid, token, "internal error: the judge is misconfigured")
-        return JudgeOutcome("failed", str(exc))
-    except Exception as exc:
-        logger.exception("submission %s: the engine failed (attempt %s)", sid, attempts)
+    def retry_or_fail(exc: Exception, final_message: str) -> JudgeOutcome:
+        """An infrastructure fault: queued again with a countdown, or IE after MAX_ATTEMPTS."""
         if attempts < MAX_ATTEMPTS:
             requeued = _db_retry(
                 f"submission {sid}: requeue",
@@ -417,10 +404,29 @@ def _judge_claimed(
             if requeued:
                 _enqueue(sid, queue_for(submission.problem), RETRY_COUNTDOWN_S * attempts)
             return JudgeOutcome("retry", str(exc))
-        _finish_internal(
-            sid, token, f"internal error after {attempts} attempts: {type(exc).__name__}"
-        )
+        _finish_internal(sid, token, final_message)
         return JudgeOutcome("failed", str(exc))
+
+    try:
+        package = package_of(submission.problem.package_dir, submission.problem.version)
+    except Exception as exc:  # a broken package is ours, and retrying will not fix it
+        logger.exception("submission %s: cannot load the package", sid)
+        if getattr(exc, "transient", False):  # the main host out of reach (a worker host)
+            return retry_or_fail(exc, f"internal error after {attempts} attempts: {exc}")
+        _finish_internal(sid, token, f"internal error: the problem package: {exc}")
+        return JudgeOutcome("failed", str(exc))
+    site["prepare"] = time.monotonic() - picked
+    try:
+        result = _judge_source(package, submission.code, submission.mode, on_progress)
+    except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
+        logger.error("submission %s: the judge is misconfigured: %s", sid, exc)
+        _finish_internal(sid, token, "internal error: the judge is misconfigured")
+        return JudgeOutcome("failed", str(exc))
+    except Exception as exc:
+        logger.exception("submission %s: the engine failed (attempt %s)", sid, attempts)
+        return retry_or_fail(
+            exc, f"internal error after {attempts} attempts: {type(exc).__name__}"
+        )
 
     fields = fields_from_result(result, submission.problem.version)  # the result's JSON, once
     note = judging_route(submission.problem).note

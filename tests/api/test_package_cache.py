@@ -104,8 +104,12 @@ def test_a_worker_fetches_verifies_caches_and_reuses_a_version(
         package_for(config(live_server.url, tmp_path / "other", token="nope"), absent,
                     stored.version)
     assert str(refused.value).startswith(
-        f"cannot fetch version {stored.version} from {live_server.url}: HTTP 403"
+        f"cannot fetch version {stored.version} from {live_server.url}: HTTP 403: workers only"
     )
+    assert not refused.value.transient  # a configuration to fix, not a moment to wait out
+    settings.JUDGE_WORKER_TOKEN = ""
+    with pytest.raises(PackageFetchError, match="HTTP 404: the main host has no JUDGE_WORKER_TO"):
+        package_for(config(live_server.url, tmp_path / "other"), absent, stored.version)
 
 
 def test_a_worker_at_another_commit_fetches_instead_of_its_own_copy(
@@ -178,7 +182,12 @@ def test_an_unreachable_source_ends_the_judging_ie_with_a_message_staff_can_act_
     stored.package_dir = str(tmp_path / "not-here" / BUILT_IN.name)
     stored.save()
     sub = services.submission_create(alice, stored, "def embed(ids, weight, pad_id): ...\n", "run")
-    services.submission_judge(sub.pk)
+    # Out of reach is worth waiting out (a restart of the web): tried again, then IE.
+    outcomes = [services.submission_judge(sub.pk).action for _ in range(services.MAX_ATTEMPTS)]
+    assert outcomes == ["retry"] * (services.MAX_ATTEMPTS - 1) + ["failed"]
+    assert [sid for sid, _, countdown in enqueued if countdown] == [sub.pk] * (
+        services.MAX_ATTEMPTS - 1
+    )
     sub = Submission.objects.get(pk=sub.pk)
     assert sub.status == Status.DONE and sub.verdict == "IE"
     assert f"cannot fetch version {stored.version} from {source}: ConnectionError" in sub.message
