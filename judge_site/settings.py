@@ -54,6 +54,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Worker hosts fetching problem versions (the workers' token), before the Host check:
+    # they reach web by an address ALLOWED_HOSTS need not list (catalog/worker_views.py).
+    "judge_site.catalog.worker_views.WorkerPackagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     # Every 429, whoever answered it, carries a Retry-After (judge_site/core/middleware.py).

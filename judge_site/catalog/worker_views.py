@@ -1,17 +1,23 @@
 """The main host's side of "no shared disk": a worker host fetches a problem version by its
 content hash (judge_site/submissions/package_cache.py).
 
-``GET /internal/packages/<hash>.zip`` answers only a request carrying the workers' token
+``GET /internal/packages/<hash>.zip`` (WorkerPackagesMiddleware) answers only a request carrying the workers' token
 (JUDGE_WORKER_TOKEN, header X-Judge-Worker-Token, compared in constant time); a session or an
 API token, a student's or staff's, counts for nothing here. The endpoint is off (404) while no
 worker token is set. 403 for a missing or wrong token, 404 for a hash no problem or uploaded
 version has, or whose folder on this host no longer holds exactly that content.
+
+It is answered by a middleware placed first, before Django validates the Host header: a worker
+host reaches the web by an address (10.0.0.1:8000) that ALLOWED_HOSTS, the site's public
+names, need not list. Nothing here builds a URL from the Host header; the token is the check.
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -78,3 +84,21 @@ def package_zip(request: HttpRequest, version: str) -> HttpResponse:
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{version}.zip"'
     return private(response)
+
+
+PACKAGE_PATH_RE = re.compile(r"^/internal/packages/([^/]*)\.zip$")
+
+
+class WorkerPackagesMiddleware:
+    """Answers /internal/packages/ itself, ahead of the other middleware (see above)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path_info.startswith("/internal/packages/"):
+            return self.get_response(request)
+        match = PACKAGE_PATH_RE.match(request.path_info)
+        if match is None:
+            return _refused(404, "not a package address")
+        return package_zip(request, match[1])

@@ -67,7 +67,10 @@ def test_it_answers_only_the_workers_token(client, settings, stored, alice, char
         assert client.get(url).status_code == 403
         client.logout()
     assert client.post(url, HTTP_X_JUDGE_WORKER_TOKEN=TOKEN).status_code == 405
-    response = client.get(url, HTTP_X_JUDGE_WORKER_TOKEN=TOKEN)
+    # Workers reach web by an address ALLOWED_HOSTS need not list (the site's pages refuse it).
+    assert client.get("/", HTTP_HOST="10.9.8.7:8000").status_code == 400
+    assert client.get(url, HTTP_HOST="10.9.8.7:8000").status_code == 403
+    response = client.get(url, HTTP_X_JUDGE_WORKER_TOKEN=TOKEN, HTTP_HOST="10.9.8.7:8000")
     assert response.status_code == 200
     assert "no-store" in response["Cache-Control"]
     assert response.content == problem_export_zip(stored.package_dir)
@@ -77,6 +80,7 @@ def test_it_serves_no_version_its_disk_does_not_hold(client, settings, stored, m
     settings.JUDGE_WORKER_TOKEN = TOKEN
     assert client.get(URL.format("0" * 16), HTTP_X_JUDGE_WORKER_TOKEN=TOKEN).status_code == 404
     assert client.get(URL.format("../etc"), HTTP_X_JUDGE_WORKER_TOKEN=TOKEN).status_code == 404
+    assert client.get("/internal/packages/", HTTP_X_JUDGE_WORKER_TOKEN=TOKEN).status_code == 404
     (main_copy / "statement.md").write_text("changed on disk after the sync\n")
     response = client.get(URL.format(stored.version), HTTP_X_JUDGE_WORKER_TOKEN=TOKEN)
     assert response.status_code == 404  # never another content under the same hash
