@@ -46,6 +46,7 @@ TOKEN_HEADER = "X-Judge-Worker-Token"
 FETCH_TIMEOUT_S = 30.0
 LOCK_NAME = ".lock"
 USED_NAME = ".used"  # its mtime: when a judging last took the entry (least recently used first)
+LEFTOVER_S = 3600.0  # a staging folder this old belongs to a process that died
 
 
 class PackageFetchError(PackageError):
@@ -207,6 +208,13 @@ def evict(root: Path, max_bytes: int) -> list[str]:
         return []
     entries = []
     for entry in root.iterdir():
+        if entry.name.startswith((".fetch-", ".evict-")):
+            try:  # what a process killed mid-fetch or mid-eviction left
+                if time.time() - entry.stat().st_mtime > LEFTOVER_S:
+                    shutil.rmtree(entry, ignore_errors=True)
+            except FileNotFoundError:
+                pass
+            continue
         if not VERSION_RE.match(entry.name) or not entry.is_dir():
             continue
         try:

@@ -217,7 +217,13 @@ def test_the_cache_evicts_the_least_recently_used_versions_down_to_its_size(tmp_
     _entry(root, old, 400, 1_000)
     _entry(root, mid, 400, 2_000)
     _entry(root, new, 400, 3_000)
+    leftover, fresh = root / ".fetch-dead", root / ".fetch-busy"
+    leftover.mkdir()
+    fresh.mkdir()
+    os.utime(leftover, (1_000, 1_000))
     assert evict(root, 2_000) == []
+    assert not leftover.exists() and fresh.exists()  # a killed fetch's folder; one under way
+    fresh.rmdir()
     assert evict(root, 900) == [old]
     assert sorted(p.name for p in root.iterdir()) == [mid, new]
     # A version a judging holds (its shared lock) stays, even when it is the oldest.
