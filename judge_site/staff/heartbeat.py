@@ -82,8 +82,17 @@ def _beat(hostname: str, queues: list[str], concurrency: int | None) -> None:
 
 
 def _concurrency(sender: Any) -> int | None:
-    value = getattr(sender, "concurrency", None)
-    return int(value) if isinstance(value, int) and value > 0 else None
+    """Judgings the worker runs at once: its pool's processes (``sender`` is the Consumer at
+    worker_ready, the WorkController at worker_shutdown), else its configured concurrency."""
+    owners: list[Any] = [sender, getattr(sender, "controller", None)]
+    for owner in owners:
+        try:
+            value = owner.pool.num_processes
+        except Exception:  # noqa: BLE001  (no pool yet, or one that does not say)
+            value = getattr(owner, "concurrency", None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def _queues(sender: Any) -> list[str]:

@@ -85,6 +85,23 @@ def test_the_dashboard_and_metrics_list_hosts_and_the_gone_one(client, charlie, 
                      re.M)
 
 
+def test_the_capacity_is_the_pool_of_the_worker_that_beats() -> None:
+    class Pool:
+        num_processes = 4
+
+    class Controller:  # Celery's WorkController (worker_shutdown's sender)
+        pool, concurrency = Pool(), 2
+
+    class Consumer:  # worker_ready's sender
+        controller, pool = Controller(), None
+
+    assert heartbeat._concurrency(Consumer()) == 4
+    assert heartbeat._concurrency(Controller()) == 4
+    Controller.pool = None
+    assert heartbeat._concurrency(Consumer()) == 2
+    assert heartbeat._concurrency(object()) is None
+
+
 def test_a_stopped_worker_says_goodbye_and_is_remembered(settings) -> None:
     class Sender:
         hostname = f"cpu@host-stop-{time.monotonic_ns()}"
