@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from judge_site.staff import heartbeat
-from judge_site.staff.services.ops import hosts_from_beats
+from judge_site.staff.services.ops import hosts_from_beats, ops_figures
 from judge_site.submissions import engine, reaper, services, tasks
 from judge_site.submissions.models import Status, Submission
 from sandbox.contracts import JudgeResult, Verdict
@@ -144,18 +144,32 @@ def test_a_judging_claimed_by_a_host_that_vanishes_is_finished_by_another(
     sub = services.submission_create(alice, problem, GOOD, "run")
 
     # Host A takes it, then its machine goes away: the claim stays, nothing beats any more.
-    settings.JUDGE_HOST_NAME = "host-a"
-    engine.set_worker_name("cpu@host-a")
+    host_a = f"host-a-{time.monotonic_ns()}"
+    settings.JUDGE_HOST_NAME = host_a
+    engine.set_worker_name(f"cpu@{host_a}")
     token_a = services._claim(Submission.objects.select_related("problem").get(pk=sub.pk))
     assert token_a not in (None, services.BUSY)
     claimed = Submission.objects.get(pk=sub.pk)
-    assert (claimed.status, claimed.worker) == (Status.RUNNING, "cpu@host-a")
+    assert (claimed.status, claimed.worker) == (Status.RUNNING, f"cpu@{host_a}")
+    redis = heartbeat.redis_client()
+    try:
+        heartbeat.record(redis, heartbeat.beat_value(f"cpu@{host_a}", ["cpu"], 2, 1,
+                                                     at=time.time() - 60))
 
-    assert reaper.submission_reap_stuck()["requeued"] == 0  # its heartbeat is fresh yet
-    later = timezone.now() + timedelta(seconds=settings.JUDGE_HEARTBEAT_STALE_S + 1)
-    assert reaper.submission_reap_stuck(now=later)["requeued"] == 1
-    assert enqueued[-1][0] == sub.pk  # sent again, to whichever host takes it
-    assert Submission.objects.get(pk=sub.pk).status == Status.QUEUED
+        def seen() -> dict[str, Any]:
+            return next(h for h in ops_figures().hosts if h["host"] == host_a)
+
+        assert (seen()["state"], seen()["held"]) == ("gone", 1)  # staff see what it holds
+
+        assert reaper.submission_reap_stuck()["requeued"] == 0  # its heartbeat is fresh yet
+        later = timezone.now() + timedelta(seconds=settings.JUDGE_HEARTBEAT_STALE_S + 1)
+        assert reaper.submission_reap_stuck(now=later)["requeued"] == 1
+        assert enqueued[-1][0] == sub.pk  # sent again, to whichever host takes it
+        assert Submission.objects.get(pk=sub.pk).status == Status.QUEUED
+        assert seen()["held"] == 0
+    finally:
+        redis.hdel(heartbeat.HOSTS_KEY, f"cpu@{host_a}")
+        redis.delete(heartbeat.HEARTBEAT_PREFIX + f"cpu@{host_a}")
 
     # Host B's worker receives the message.
     settings.JUDGE_HOST_NAME = "host-b"
@@ -178,8 +192,6 @@ def test_a_judging_claimed_by_a_host_that_vanishes_is_finished_by_another(
 
 @pytest.mark.django_db
 def test_a_host_silent_for_a_day_is_forgotten(settings) -> None:
-    from judge_site.staff.services.ops import ops_figures
-
     worker = f"cpu@host-old-{time.monotonic_ns()}"
     settings.JUDGE_HOST_NAME = worker.partition("@")[2]
     client = heartbeat.redis_client()
