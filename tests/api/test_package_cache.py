@@ -247,3 +247,18 @@ def test_a_fetched_version_evicts_older_ones_but_never_itself(live_server, setti
     package = package_for(config(live_server.url, root, mib=0), "/nowhere", stored.version)
     assert [p.name for p in root.iterdir()] == [stored.version]  # over the cap, but in use
     assert package.path.is_dir()
+
+
+def test_an_imported_practice_folder_is_fetched_like_any_version(live_server, settings,
+                                                                  tmp_path):
+    from sandbox import practice
+
+    folder = practice.read_folder(Path(__file__).resolve().parents[1] / "fixtures" / "practice"
+                                  / "toy-dot-product")
+    written = practice.write_package(folder, tmp_path / "main" / "practice", 901)
+    version = package_version(written)
+    make_problem(901, slug=folder.slug, package_dir=str(written), version=version)
+    settings.JUDGE_WORKER_TOKEN = TOKEN
+    package = package_for(config(live_server.url, tmp_path / "cache"), "/nowhere", version)
+    assert package.version == version and package.manifest.get("kind") == practice.KIND
+    assert (package.path / "tests.py").read_text() == (written / "tests.py").read_text()
