@@ -116,13 +116,16 @@ def _take(entry: Path, version: str) -> ProblemPackage | None:
             os.close(fd)
             return None
         folders = [p for p in entry.iterdir() if p.is_dir()]
-        if len(folders) != 1:
-            raise PackageFetchError(f"the cache entry {entry} is damaged: remove it")
-        package = load_package(folders[0])
-        if package.version != version:
-            raise PackageFetchError(
-                f"the cache entry {entry} holds content hash {package.version}: remove it"
-            )
+        try:
+            package = load_package(folders[0]) if len(folders) == 1 else None
+        except (PackageError, OSError, ValueError):
+            package = None
+        if package is None or package.version != version:
+            # Damaged on this disk (edited, half removed): dropped, and fetched again.
+            logger.warning("package cache: %s does not hold version %s; dropped", entry, version)
+            os.close(fd)
+            _drop(entry)
+            return None
         os.utime(entry / USED_NAME)
     except BaseException:
         os.close(fd)
@@ -197,6 +200,16 @@ def _fetch(config: CacheConfig, version: str) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _drop(entry: Path) -> None:
+    """Remove a cache entry: renamed away first (one step), then deleted."""
+    trash = entry.parent / f".evict-{entry.name}-{time.monotonic_ns()}"
+    try:
+        entry.rename(trash)
+    except OSError:
+        return
+    shutil.rmtree(trash, ignore_errors=True)
+
+
 def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -237,12 +250,9 @@ def evict(root: Path, max_bytes: int) -> list[str]:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     continue  # a judging holds it
-            trash = root / f".evict-{entry.name}-{time.monotonic_ns()}"
-            try:
-                entry.rename(trash)
-            except OSError:
+            if not entry.exists():
                 continue
-            shutil.rmtree(trash, ignore_errors=True)
+            _drop(entry)
             total -= size
             removed.append(entry.name)
         finally:

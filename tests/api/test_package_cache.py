@@ -103,6 +103,12 @@ def test_a_worker_fetches_verifies_caches_and_reuses_a_version(
     gone = f"http://127.0.0.1:{closed_port()}"
     again = package_for(config(gone, cache), absent, stored.version)
     assert again.path == package.path and again.version == stored.version
+    # A cached copy changed on this disk is dropped and fetched again, never used.
+    (package.path / "solution.py").write_text("def embed(*a): return None\n")
+    with pytest.raises(PackageFetchError, match="ConnectionError"):
+        package_for(config(gone, cache), absent, stored.version)
+    healed = package_for(config(live_server.url, cache), absent, stored.version)
+    assert (healed.path / "solution.py").read_bytes() == (BUILT_IN / "solution.py").read_bytes()
     # A worker with the wrong token is told so, naming the version and the source.
     with pytest.raises(PackageFetchError) as refused:
         package_for(config(live_server.url, tmp_path / "other", token="nope"), absent,
