@@ -17,6 +17,8 @@ case "$role" in
 web)
     wait_for_services
     python3 manage.py migrate --noinput
+    # The worker hosts' database role (grants follow the tables migrate just made).
+    python3 manage.py worker_role
     python3 manage.py ensure_admin
     if python3 manage.py help sync_problems >/dev/null 2>&1; then
         python3 manage.py sync_problems

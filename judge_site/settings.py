@@ -311,6 +311,9 @@ JUDGE_LOCK_DIR = envstr("JUDGE_LOCK_DIR", "")
 JUDGE_CGROUP_ROOT = envstr("JUDGE_CGROUP_ROOT", "/sys/fs/cgroup")
 # The name of this machine in each result's environment.host (default: its host name).
 JUDGE_HOST_NAME = envstr("JUDGE_HOST_NAME", "")
+# Worker hosts (scripts/up --join-line): the password of the Postgres role they log in as
+# (judge_site/core/worker_role.py; the web container applies it at start). Empty: no LOGIN.
+JUDGE_WORKER_DB_PASSWORD = envstr("JUDGE_WORKER_DB_PASSWORD", "")
 # A sandbox older than this is an orphan of a worker that died mid-judging: none lives longer
 # than a warm pool's idle time (5 minutes) plus the task's hard time limit; a minute's margin.
 # Workers remove such sandboxes from their Docker engine.

@@ -274,7 +274,8 @@ def _claim(submission: Submission) -> Any | None:
     User = get_user_model()
     token = Submission.new_token()
     with transaction.atomic():
-        User.objects.select_for_update().filter(pk=submission.user_id).first()
+        # The id only: a worker host's database role may not read password hashes.
+        User.objects.select_for_update().filter(pk=submission.user_id).only("pk").first()
         busy = (
             Submission.objects.filter(user_id=submission.user_id, status=Status.RUNNING)
             .exclude(pk=submission.pk)

@@ -3,7 +3,7 @@
 Run as ``python tests/browser/judge_worker.py QUEUE``. It is the project's Celery app and task;
 the only differences from production are the queue name (so that a test never takes, or
 leaves, tasks on the shared ``cpu`` queue) and, when ``JUDGE_BROWSER_FAKE_ENGINE=1``, the fake
-engine of tests/api/judge_cast.py instead of the real one.
+engine of tests/judge_cast.py instead of the real one.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "api")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "judge_site.settings")
 
 import django  # noqa: E402

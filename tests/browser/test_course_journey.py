@@ -8,7 +8,7 @@ take local times and the pages show them back in the viewer's zone.
 
 The Submits go through the real path (the problem page's Submit, a Celery worker on a private
 queue, the result written by the judging service), but the worker runs the fake engine of
-tests/api/judge_cast.py: a real judging of problems 48 and 57 takes 10-20 s each on a busy
+tests/judge_cast.py: a real judging of problems 48 and 57 takes 10-20 s each on a busy
 machine (benchmarks included), and the credit rules read only the verdict and the creation
 time. The real engine's path is the student journey's (test_student_journey.py).
 """

@@ -3,20 +3,16 @@ a student solves it; the admin uploads a fixed version (a hidden case the studen
 fails), rejudges the problem, and the changed verdict appears in the table.
 
 A real Celery worker (tests/browser/judge_worker.py) on a private queue takes the package checks,
-the student's judging and the rejudge; the package is the tiny one of tests/staff/tiny_package.py.
+the student's judging and the rejudge; the package is the tiny one of tests/tiny_package.py.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import ARTIFACTS, JudgeWorker, private_queue
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "staff"))
-
 from tiny_package import NUMBER, SMALL_ONLY, package_zip  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]

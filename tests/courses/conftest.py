@@ -1,12 +1,6 @@
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from course_cast import quick_user  # noqa: E402
 from judge_cast import fake_engine, problem  # noqa: E402,F401  (fixtures)
 

@@ -6,14 +6,9 @@ The first seven tests are the inputs that answered 500 in the attack probe of is
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 from django.test import Client
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-
 from judge_cast import make_problem, make_user, token_for  # noqa: E402
 
 from judge_site.submissions import services  # noqa: E402

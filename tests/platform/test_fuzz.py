@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,9 +27,6 @@ from django.urls.converters import IntConverter, PathConverter, SlugConverter, S
 from django.urls.resolvers import RegexPattern, RoutePattern
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-
 from judge_cast import make_user  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

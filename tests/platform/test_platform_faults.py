@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import machine_load
 import pytest
 from compose_stack import ROOT, Stack, config_json
 
@@ -197,7 +198,9 @@ def _back(stack: Stack, fault: str, since: float) -> bool:
     if fault == "postgres":
         return stack.compose("exec", "-T", "postgres", "pg_isready", "-U", "judge").returncode == 0
     if fault == "redis":
-        ping = stack.compose("exec", "-T", "redis", "redis-cli", "ping")
+        # (its password, once a join line was asked for: the health check's way)
+        auth = '[ -z "$REDIS_PASSWORD" ] || export REDISCLI_AUTH="$REDIS_PASSWORD"; '
+        ping = stack.compose("exec", "-T", "redis", "sh", "-c", auth + "redis-cli ping")
         return "PONG" in ping.stdout
     if fault == "web":
         return _site_answers(stack)
@@ -284,9 +287,12 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
 
     finished: float | None = None
     site_back: float | None = None
-    deadline = back + RECOVER_WITHIN_S + 60
+    # The bound is for a machine of its own: the busiest load seen during the recovery
+    # stretches it (and the wait for it).
+    stretch = machine_load.stretch()
     states: dict[int, tuple[str, str, int]] = {}
-    while time.monotonic() < deadline:
+    while time.monotonic() < back + (RECOVER_WITHIN_S + 60) * stretch:
+        stretch = max(stretch, machine_load.stretch())
         if site_back is None and _site_answers(stack):
             site_back = time.monotonic()
         states = _states(stack, ids) or states
@@ -294,7 +300,7 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
             finished = time.monotonic()
             break
         time.sleep(1)
-    while site_back is None and time.monotonic() < deadline:
+    while site_back is None and time.monotonic() < back + (RECOVER_WITHIN_S + 60) * stretch:
         if _site_answers(stack):
             site_back = time.monotonic()
         time.sleep(1)
@@ -322,6 +328,8 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
     assert row.lost == 0, f"{fault}: judgings never finished: {states}"
     assert row.duplicated == 0, f"{fault}: judged to the end twice: {judged}"
     assert verdicts == Counter({"AC": len(ids)}), f"{fault}: {states}"
-    assert row.recover_s <= RECOVER_WITHIN_S, f"{fault}: {row.recover_s:.0f} s to recover"
+    assert row.recover_s <= RECOVER_WITHIN_S * stretch, (
+        f"{fault}: {row.recover_s:.0f} s to recover; load x{stretch:.1f}"
+    )
     assert site_back is not None, f"{fault}: the site did not answer again"
     assert not left, f"{fault}: sandboxes left behind: {left}"

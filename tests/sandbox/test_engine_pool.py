@@ -5,6 +5,7 @@ the pool's sandboxes are gone after the worker closes its pools or shuts down.""
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from django.test import override_settings
 
 from judge_site.submissions import engine
+from sandbox.backends.docker_pool import OWNER_LABEL
 from sandbox.contracts import Mode, Verdict
 from sandbox.problem import load_package
 from tests.conftest import require_docker
@@ -70,12 +72,12 @@ def test_the_second_judging_of_a_worker_runs_in_a_pooled_sandbox(pooling: None) 
     engine.close_pools()
     engine.remove_own_pooled()
     client = docker.from_env()
+    # Only this host's pools: a judge's stack beside the suite pools sandboxes of its own.
+    ours = {"label": [POOLED, f"{OWNER_LABEL}={socket.gethostname()}"]}
     deadline = time.monotonic() + 10
-    while (
-        client.containers.list(all=True, filters={"label": POOLED}) and time.monotonic() < deadline
-    ):
+    while client.containers.list(all=True, filters=ours) and time.monotonic() < deadline:
         time.sleep(0.5)  # a refill in flight sees the closed pool and removes its sandbox
-    assert not client.containers.list(all=True, filters={"label": POOLED})
+    assert not client.containers.list(all=True, filters=ours)
 
 
 @pytest.mark.docker

@@ -1,12 +1,7 @@
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from judge_cast import (  # noqa: E402,F401  (fixtures)
     alice,
     bob,
