@@ -54,6 +54,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Worker hosts fetching problem versions (the workers' token), before the Host check:
+    # they reach web by an address ALLOWED_HOSTS need not list (catalog/worker_views.py).
+    "judge_site.catalog.worker_views.WorkerPackagesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     # Every 429, whoever answered it, carries a Retry-After (judge_site/core/middleware.py).
@@ -389,6 +392,18 @@ JUDGE_REJUDGE_QUEUE = envstr("JUDGE_REJUDGE_QUEUE", "rejudge")
 JUDGE_CHECK_QUEUE = envstr("JUDGE_CHECK_QUEUE", JUDGE_REJUDGE_QUEUE)
 # /metrics answers staff (session or API token) and "Authorization: Bearer <this>" when set.
 JUDGE_METRICS_TOKEN = envstr("JUDGE_METRICS_TOKEN", "")
+# Worker hosts without a shared disk (judge_site/submissions/package_cache.py). On a worker
+# host: the main host's web as this worker reaches it ("http://10.0.0.1:8000"); problem versions
+# are then fetched by content hash and cached here, under a size cap (least recently used out).
+# Unset: packages are read from this host's own folders.
+JUDGE_PACKAGE_SOURCE = envstr("JUDGE_PACKAGE_SOURCE", "")
+JUDGE_PACKAGE_CACHE_DIR = Path(
+    envstr("JUDGE_PACKAGE_CACHE_DIR", str(JUDGE_PACKAGES_DIR / ".cache"))
+)
+JUDGE_PACKAGE_CACHE_MIB = envint("JUDGE_PACKAGE_CACHE_MIB", "1024")
+# The secret worker hosts present to fetch packages (on the web and on every worker host);
+# empty: /internal/packages/ is off.
+JUDGE_WORKER_TOKEN = envstr("JUDGE_WORKER_TOKEN", "")
 
 LOGGING = {
     "version": 1,

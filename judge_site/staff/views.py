@@ -18,7 +18,7 @@ from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import MAX_ZIP_BYTES
 from judge_site.core.middleware import private
-from judge_site.staff import selectors
+from judge_site.staff import heartbeat, selectors
 from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
 from judge_site.staff.roles import (
     CAPABILITIES,
@@ -47,6 +47,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     figures = ops.ops_figures()
     return render(request, "staff/dashboard.html", {
         "figures": figures,
+        "host_gone_after_s": heartbeat.HEARTBEAT_TTL_S,
         "rejudges": Rejudge.objects.select_related("created_by")[:10],
         "versions": ProblemVersion.objects.select_related("uploaded_by")[:10],
     })

@@ -46,7 +46,8 @@ def _give_back(sub: Submission, now: Any) -> GiveBack:
             worker="",
             tests=[],
         ):
-            logger.warning("submission %s: its worker is gone; queued again", sub.pk)
+            logger.warning("submission %s: its worker %s is gone; queued again", sub.pk,
+                           sub.worker or "(unnamed)")
             services._enqueue(sub.pk, services.queue_for(sub.problem))
             return GiveBack.REQUEUED
         return GiveBack.CHANGED

@@ -7,13 +7,11 @@ judging can never overwrite a newer one. Zero rows updated means someone else go
 
 from __future__ import annotations
 
-import enum
 import logging
 import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -39,6 +37,7 @@ from judge_site.submissions.models import (
     VerdictChoice,
     fields_from_result,
 )
+from judge_site.submissions.outcomes import Claim, JudgeOutcome, Outcome
 from judge_site.submissions.routing import judging_route, queue_for
 
 logger = logging.getLogger(__name__)
@@ -75,31 +74,6 @@ class SubmissionError(Exception):
         self.field = field
         self.message = message
         self.status = status
-
-
-class Outcome(enum.StrEnum):
-    """What ``submission_judge`` did with a submission."""
-
-    JUDGED = "judged"  # the verdict is written
-    SKIPPED = "skipped"  # not queued, claimed by someone else, or the claim was lost
-    BUSY = "busy"  # left queued: another judging of this user runs and hands off to it
-    RETRY = "retry"  # an engine fault: sent back to the queue with a countdown
-    FAILED = "failed"  # IE written: retrying cannot help, or no attempts left
-
-
-class Claim(enum.Enum):
-    """Why ``_claim`` did not claim a submission (it returns the attempt token when it did)."""
-
-    BUSY = "busy"  # the user already has a running judging
-    TAKEN = "taken"  # someone else claimed (or finished) it
-
-
-@dataclass(frozen=True)
-class JudgeOutcome:
-    """What ``submission_judge`` did, for the task and for tests."""
-
-    action: Outcome
-    detail: str = ""
 
 
 def _enqueue(submission_id: int, queue: str, countdown: float = 0) -> None:
@@ -200,6 +174,18 @@ def _load_package(package_dir: str) -> Any:
     from sandbox.problem import load_package
 
     return load_package(package_dir)
+
+
+def package_of(package_dir: str, version: str) -> Any:
+    """The package a judging uses: from this host's own folder (``_load_package``), or, on a
+    worker host with JUDGE_PACKAGE_SOURCE, exactly content hash ``version`` from its cache or
+    the main host (package_cache.PackageFetchError, naming the version and source, if not)."""
+    from judge_site.submissions import package_cache
+
+    config = package_cache.config_from_settings()
+    if config is None:
+        return _load_package(package_dir)
+    return package_cache.package_for(config, package_dir, version)
 
 
 def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[Any], None],
@@ -396,21 +382,8 @@ def _judge_claimed(
             logger.warning("submission %s: progress not saved (%s)", sid, exc)
             _drop_connections()
 
-    try:
-        package = _load_package(submission.problem.package_dir)
-    except Exception as exc:  # a broken package is ours, and retrying will not fix it
-        logger.exception("submission %s: cannot load the package", sid)
-        _finish_internal(sid, token, f"internal error: the problem package: {exc}")
-        return JudgeOutcome(Outcome.FAILED, str(exc))
-    site["prepare"] = time.monotonic() - picked
-    try:
-        result = _judge_source(package, submission.code, submission.mode, on_progress)
-    except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
-        logger.error("submission %s: the judge is misconfigured: %s", sid, exc)
-        _finish_internal(sid, token, "internal error: the judge is misconfigured")
-        return JudgeOutcome(Outcome.FAILED, str(exc))
-    except Exception as exc:
-        logger.exception("submission %s: the engine failed (attempt %s)", sid, attempts)
+    def retry_or_fail(exc: Exception, final_message: str) -> JudgeOutcome:
+        """An infrastructure fault: queued again with a countdown, or IE after MAX_ATTEMPTS."""
         if attempts < MAX_ATTEMPTS:
             requeued = _db_retry(
                 f"submission {sid}: requeue",
@@ -426,10 +399,29 @@ def _judge_claimed(
             if requeued:
                 _enqueue(sid, queue_for(submission.problem), RETRY_COUNTDOWN_S * attempts)
             return JudgeOutcome(Outcome.RETRY, str(exc))
-        _finish_internal(
-            sid, token, f"internal error after {attempts} attempts: {type(exc).__name__}"
-        )
+        _finish_internal(sid, token, final_message)
         return JudgeOutcome(Outcome.FAILED, str(exc))
+
+    try:
+        package = package_of(submission.problem.package_dir, submission.problem.version)
+    except Exception as exc:  # a broken package is ours, and retrying will not fix it
+        logger.exception("submission %s: cannot load the package", sid)
+        if getattr(exc, "transient", False):  # the main host out of reach (a worker host)
+            return retry_or_fail(exc, f"internal error after {attempts} attempts: {exc}")
+        _finish_internal(sid, token, f"internal error: the problem package: {exc}")
+        return JudgeOutcome(Outcome.FAILED, str(exc))
+    site["prepare"] = time.monotonic() - picked
+    try:
+        result = _judge_source(package, submission.code, submission.mode, on_progress)
+    except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
+        logger.error("submission %s: the judge is misconfigured: %s", sid, exc)
+        _finish_internal(sid, token, "internal error: the judge is misconfigured")
+        return JudgeOutcome(Outcome.FAILED, str(exc))
+    except Exception as exc:
+        logger.exception("submission %s: the engine failed (attempt %s)", sid, attempts)
+        return retry_or_fail(
+            exc, f"internal error after {attempts} attempts: {type(exc).__name__}"
+        )
 
     fields = fields_from_result(result, submission.problem.version)  # the result's JSON, once
     note = judging_route(submission.problem).note

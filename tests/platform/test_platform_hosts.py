@@ -8,6 +8,7 @@ the machine's network namespace, as a remote host's would reach a private addres
 One test, on the shared stack (conftest.py), because each step needs the one before: the line,
 the published ports that refuse a stranger, a student's Run of problem 48 through the API
 judged on the second host with the main host's worker stopped (environment.host names it),
+then a problem uploaded on the main host, judged there too (its version fetched by hash),
 then the main host's worker back, a burst judged on both hosts, and the second host's worker
 killed while it holds a judging: every judging of the burst ends AC, what the dead host held
 on the main host, none judged to the end twice (each worker logs "submission N: judged" once
@@ -34,10 +35,6 @@ from compose_stack import ROOT, Stack, compose_binary, free_port
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-# Item 2 of issue 21 (problem versions fetched by content hash from the main host, helper
-# "pkgs"): until it lands, a worker host has the built-in catalog only. Switch this on then:
-# the second host must also judge a problem uploaded on the main host.
-UPLOADED_ON_WORKER_HOSTS = False
 BURST_SIZE = 4
 SLEEP_S = 2  # each judging's import sleeps this long: the burst is in flight when the host dies
 
@@ -78,7 +75,7 @@ admin = get_user_model().objects.filter(is_superuser=True).first()
 version = package_upload(admin, sys.stdin.buffer.read(), "tiny.zip")
 for _ in range(300):
     version.refresh_from_db()
-    if version.check_status != "pending":
+    if version.check_status not in ("pending", "running"):
         break
     time.sleep(1)
 problem = version_activate(admin, version)
@@ -285,18 +282,22 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
         key = out[out.index("KEY ") + 4 :].split()[0]
         result = _api_run(stack, key, 48, accepted[0].read_text(), show_second)
         assert (result["verdict"], result["environment"]["host"]) == ("AC", second.name), result
-        if UPLOADED_ON_WORKER_HOSTS:
-            from tiny_package import NUMBER, package_zip
+        # A problem uploaded on the main host: the second host fetches its version by
+        # content hash from the main host's web (no shared disk) and judges it.
+        from tiny_package import NUMBER, package_zip
 
-            uploaded = subprocess.run(
-                [*compose_binary(), "-p", stack.project, "--env-file", str(stack.env_file),
-                 "exec", "-T", "web", "python3", "manage.py", "shell", "-c", UPLOAD],
-                cwd=ROOT, env={**os.environ, **stack.env}, input=package_zip(tmp_path),
-                capture_output=True, timeout=600,
-            ).stdout.decode()  # fmt: skip
-            assert f"UPLOADED {NUMBER} passed" in uploaded, uploaded[-2000:]
-            result = _api_run(stack, key, NUMBER, "def double(x):\n    return x * 2\n", show_second)
-            assert (result["verdict"], result["environment"]["host"]) == ("AC", second.name)
+        done = subprocess.run(
+            [*compose_binary(), "-p", stack.project, "--env-file", str(stack.env_file),
+             "exec", "-T", "web", "python3", "manage.py", "shell", "-c", UPLOAD],
+            cwd=ROOT, env={**os.environ, **stack.env}, input=package_zip(tmp_path),
+            capture_output=True, timeout=600,
+        )  # fmt: skip
+        uploaded = done.stdout.decode()
+        assert f"UPLOADED {NUMBER} passed" in uploaded, (
+            uploaded[-2000:] + done.stderr.decode()[-3000:]
+        )
+        result = _api_run(stack, key, NUMBER, "def double(x):\n    return x * 2\n", show_second)
+        assert (result["verdict"], result["environment"]["host"]) == ("AC", second.name)
         # The main host's worker comes back: the burst is judged on both hosts.
         since = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         assert stack.compose("start", "worker").returncode == 0

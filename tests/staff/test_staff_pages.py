@@ -204,6 +204,7 @@ def test_the_worker_heartbeat_counts_as_alive(settings: Any) -> None:
         heartbeat._stop_heartbeat(sender=Sender)
     raw = heartbeat.redis_client().get(heartbeat.HEARTBEAT_PREFIX + Sender.hostname)
     assert raw is None or json.loads(raw)["hostname"] == Sender.hostname
+    heartbeat.redis_client().hdel(heartbeat.HOSTS_KEY, Sender.hostname)
 
 
 def test_staff_templates_carry_no_inline_script_or_style() -> None:

@@ -35,6 +35,8 @@ class OpsFigures:
     verdict_mix: dict[str, int]  # over the last hour
     recent_internal_errors: list[dict[str, Any]] = field(default_factory=list)
     redis_error: str = ""
+    # One per worker host seen (hosts_from_beats): alive, stopped (left cleanly) or gone.
+    hosts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def judgings_per_minute(self) -> float:
@@ -72,10 +74,76 @@ def _queues_and_workers() -> tuple[dict[str, int | None], list[dict[str, Any]], 
         return lengths, [], f"Redis: {type(exc).__name__}: {exc}"
 
 
+def hosts_from_beats(beats: list[dict[str, Any]], now_s: float,
+                     held: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """The worker hosts, from their workers' last beats (heartbeat.HOSTS_KEY), by name:
+    ``{"host", "state", "queues", "capacity", "in_flight", "age_s", "workers", "held"}``.
+
+    A worker is alive while its last beat is younger than heartbeat.HEARTBEAT_TTL_S, stopped
+    when it said goodbye, gone when its beat lapsed. A host is alive when one of its workers
+    is, else gone when one of them went without a goodbye, else stopped. ``capacity`` and
+    ``in_flight`` (tasks running) add up its live workers (its last known ones when none is);
+    ``held``: judgings still ``running`` under its workers' names (a gone host's wait for the
+    reaper), from ``held`` (worker node name -> count)."""
+    held = held or {}
+    by_host: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for beat in beats:
+        age = max(0.0, now_s - float(beat.get("at", 0.0)))
+        if beat.get("stopped"):
+            state = "stopped"
+        else:
+            state = "alive" if age <= heartbeat.HEARTBEAT_TTL_S else "gone"
+        name = str(beat.get("host") or beat.get("hostname", "").partition("@")[2] or "?")
+        by_host.setdefault(name, []).append((state, {**beat, "age_s": age}))
+    hosts = []
+    for name, members in sorted(by_host.items()):
+        states = {state for state, _ in members}
+        state = "alive" if "alive" in states else "gone" if "gone" in states else "stopped"
+        counted = [beat for s, beat in members if s == "alive"] or [b for _, b in members]
+        hosts.append({
+            "host": name,
+            "state": state,
+            "queues": sorted({q for _, b in members for q in b.get("queues", [])}),
+            "capacity": sum(int(b.get("concurrency") or 0) for b in counted),
+            "in_flight": sum(int(b.get("in_flight") or 0) for b in counted) if state == "alive"
+            else 0,
+            "age_s": round(min(b["age_s"] for _, b in members), 1),
+            "workers": sorted(str(b.get("hostname", "")) for _, b in members),
+            "held": sum(held.get(str(b.get("hostname", "")), 0) for _, b in members),
+        })
+    return hosts
+
+
+def _hosts() -> list[dict[str, Any]]:
+    """The record of worker hosts (Redis), forgetting those silent for HOST_FORGET_S."""
+    client = _redis()
+    now_s = time.time()
+    beats = []
+    for field_name, raw in client.hgetall(heartbeat.HOSTS_KEY).items():
+        try:
+            beat = json.loads(raw)
+        except ValueError:
+            beat = {}
+        keep_s = heartbeat.STOPPED_FORGET_S if beat.get("stopped") else heartbeat.HOST_FORGET_S
+        if now_s - float(beat.get("at", 0.0)) > keep_s:
+            client.hdel(heartbeat.HOSTS_KEY, field_name)
+            continue
+        beats.append(beat)
+    held = dict(
+        Submission.objects.filter(status=Status.RUNNING).exclude(worker="")
+        .values("worker").annotate(n=Count("pk")).order_by().values_list("worker", "n")
+    )
+    return hosts_from_beats(beats, now_s, held)
+
+
 def ops_figures(now: Any = None) -> OpsFigures:
     now = now or timezone.now()
     hour_ago = now - timedelta(hours=1)
     lengths, workers, redis_error = _queues_and_workers()
+    try:
+        hosts = _hosts() if not redis_error else []
+    except Exception as exc:  # the rest of the page still shows
+        hosts, redis_error = [], f"Redis: {type(exc).__name__}: {exc}"
     queued = Submission.objects.filter(status=Status.QUEUED)
     oldest = queued.aggregate(oldest=Min("created_at"))["oldest"]
     finished = Submission.objects.filter(status=Status.DONE, finished_at__gte=hour_ago)
@@ -99,6 +167,7 @@ def ops_figures(now: Any = None) -> OpsFigures:
         verdict_mix=mix,
         recent_internal_errors=errors,
         redis_error=redis_error,
+        hosts=hosts,
     )
 
 
@@ -133,6 +202,23 @@ def prometheus_text(figures: OpsFigures) -> str:
            [({}, figures.rejudges_waiting)])
     metric("judge_workers_alive", "gauge", "Workers whose heartbeat is fresh.",
            [({}, len(figures.workers))])
+    hosts = figures.hosts
+    metric("judge_host_up", "gauge",
+           "1 while a worker host's heartbeat is fresh, 0 once it lapsed or the host left.",
+           [({"host": h["host"], "state": h["state"]}, 1 if h["state"] == "alive" else 0)
+            for h in hosts])
+    metric("judge_host_info", "gauge", "The queues each worker host serves (always 1).",
+           [({"host": h["host"], "queues": ",".join(h["queues"])}, 1) for h in hosts])
+    metric("judge_host_capacity", "gauge", "Judgings a worker host runs at once (concurrency).",
+           [({"host": h["host"]}, h["capacity"]) for h in hosts])
+    metric("judge_host_in_flight", "gauge", "Tasks a worker host runs now.",
+           [({"host": h["host"]}, h["in_flight"]) for h in hosts])
+    metric("judge_host_judgings_held", "gauge",
+           "Judgings running under a worker host's workers (a gone host's wait for the reaper).",
+           [({"host": h["host"]}, h["held"]) for h in hosts])
+    metric("judge_host_last_heartbeat_age_seconds", "gauge",
+           "Seconds since a worker host's last heartbeat.",
+           [({"host": h["host"]}, h["age_s"]) for h in hosts])
     metric("judge_judgings_per_minute", "gauge", "Judgings finished per minute, last hour.",
            [({}, round(figures.judgings_per_minute, 3))])
     metric("judge_verdicts_last_hour", "gauge", "Judgings finished in the last hour by verdict.",

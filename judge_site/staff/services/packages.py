@@ -28,6 +28,7 @@ from judge_site.catalog.services import problem_export_zip, problem_import_zip, 
 from judge_site.core.queueing import enqueue
 from judge_site.staff.models import CheckStatus, ProblemVersion
 from judge_site.staff.services.audit import audit_record
+from judge_site.submissions import services as submission_services
 from sandbox.problem import PackageError, load_package
 
 logger = logging.getLogger(__name__)
@@ -278,7 +279,7 @@ def version_check(version_id: int) -> str:
         row.update(check_items=list(items))
 
     try:
-        package = load_package(version.package_dir)
+        package = submission_services.package_of(version.package_dir, version.content_hash)
         report = confinement.check_package(package, _check_backend(), on_item=on_item)
     except Exception as exc:  # an infrastructure fault, or a package that cannot be judged
         logger.exception("check of %s failed", version)

@@ -96,7 +96,7 @@ def rejudge_item_judge(item_id: int) -> str:
     mine = RejudgeItem.objects.filter(pk=item_id, status=RejudgeStatus.RUNNING)
     seed = None if item.rejudge.fresh_seed else sub.secret_seed  # None: a new one is drawn
     try:
-        package = submission_services._load_package(sub.problem.package_dir)
+        package = submission_services.package_of(sub.problem.package_dir, sub.problem.version)
         result = submission_services._judge_source(package, sub.code, sub.mode, lambda _: None,
                                                    secret_seed=seed)
     except Exception as exc:  # the engine failed: the submission keeps its verdict
