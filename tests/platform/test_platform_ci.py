@@ -59,3 +59,10 @@ def test_the_test_command_stops_at_once_naming_what_is_missing() -> None:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "missing: Redis on 127.0.0.1:9 (REDIS_URL)" in lines[0], lines
     assert "apt-get install -y redis-server" in lines[0]
+
+
+def test_no_two_test_modules_share_a_basename() -> None:
+    """pytest imports a test module by its basename (the folders have no __init__.py): a second
+    file of the same name stops the whole run at collection."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py") if "submissions" not in p.parts]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
