@@ -18,11 +18,15 @@ from typing import Protocol
 
 from sandbox.backends.gpu_lock import HostLock
 
-# A timing during which some task of the host waited for a CPU more than this share of the
-# time (Linux PSI, host-wide) is contended: something outside the judge's sandboxes (or
-# another worker's grader) wanted the CPUs. A timing alone on an idle 2-core host reads
-# 0.11-0.20 by itself (the grader and the sandboxes hand the one CPU back and forth), one
-# beside a torch import 0.6-0.8, one under four clients' Submits 0.4-0.76.
+# A timing during which its sandboxes waited for a CPU, in all, more than this share of its
+# time (their cgroups' PSI, ``PressureMeter``; the host's PSI where the kernel keeps none per
+# container) is contended: something wanted their CPUs. Calibrated on the host's PSI: a timing
+# alone on an idle 2-core host read 0.11-0.20 there when the grader ran in the worker, one
+# beside a torch import 0.6-0.8, one under four clients' Submits 0.4-0.76; with the confined
+# grader the host's PSI of a timing alone read 0.43-0.47, most of it the relay's own tasks
+# waiting behind the timed code. The sandboxes' own figure is about at most the host's (their waits
+# are host waits): under other work, in the same windows, 0.17-0.46 where the host read
+# 0.36-0.77 (docs/benchmarks.md, "Whose CPU pressure").
 CONTENDED_CPU_PRESSURE = 0.30
 
 
