@@ -98,6 +98,7 @@ class TimedSandbox(Sandbox):
         self._spoken_to = False
         self._said_bye = False
         self._closed = False
+        self._final_stall_us: int | None = None  # read just before it was closed
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -134,12 +135,21 @@ class TimedSandbox(Sandbox):
     def cpu_ns(self) -> int | None:
         return self._inner.cpu_ns()
 
+    def cpu_stall_us(self) -> int | None:
+        """The wrapped one's; once closed, its last reading (its cgroup is gone then, and the
+        timing's pressure is read after the last sandbox closed)."""
+        if self._closed:
+            return self._final_stall_us
+        return self._inner.cpu_stall_us()
+
     def processes(self) -> int | None:
         return self._inner.processes()
 
     def close(self) -> SandboxExit:
         if self._closed:
             return self._inner.close()
+        if self._owner.timing:
+            self._final_stall_us = self._inner.cpu_stall_us()
         self._closed = True
         clock = self._owner.clock
         clock.cut(clock.phase, "shutdown")
@@ -202,6 +212,12 @@ class TimedBackend(Backend):
         self._timing = False
         self._open = 0
         self._lock = threading.Lock()
+        self.boxes: list[TimedSandbox] = []  # every sandbox started for this judging
+
+    @property
+    def timing(self) -> bool:
+        """Between the first benchmark request and the release of what it took."""
+        return self._timing
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -224,9 +240,11 @@ class TimedBackend(Backend):
             self.clock.cut("sandbox_start")
         else:  # a sibling, started beside the other phases: counted apart, overlapping
             self.clock.add("sibling_start", time.monotonic() - start)
+        timed = TimedSandbox(box, self)
         with self._lock:
             self._open += 1
-        return TimedSandbox(box, self)
+            self.boxes.append(timed)
+        return timed
 
     def entering_benchmark(self) -> None:
         with self._lock:

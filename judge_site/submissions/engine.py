@@ -376,6 +376,7 @@ def judge_source(
         after_timing=quiet.after,
         close_in_background=_close_in_background,
     )
+    quiet.boxes = lambda: list(timed.boxes)  # the timing's pressure is theirs where known
     labels = {"tensor-judge.problem": str(package.number)} | (
         {WORKER_LABEL: _worker_name} if _worker_name else {}
     )
@@ -411,6 +412,8 @@ class _QuietCpus:
     importing torch, and take the host-wide lock of the CPU set; afterwards, undo both.
     ``info`` (for the result's environment) says what the timing ran under."""
 
+    psi_path = "/proc/pressure/cpu"  # the host's CPU pressure (PSI)
+
     def __init__(self, backend: Backend, gpu: bool = False) -> None:
         self.backend = backend
         self.gpu = gpu  # timed on a GPU this judging holds alone (its lock): CPUs matter less
@@ -418,6 +421,7 @@ class _QuietCpus:
         self.info: dict[str, str] = {}
         self._contended: list[str] = []
         self._pressure_meter: PressureMeter | None = None
+        self.boxes: Callable[[], Sequence[Sandbox]] | None = None  # the judging's sandboxes
         self._lock: TimingLock | None = None
         self._paused = False
 
@@ -444,7 +448,7 @@ class _QuietCpus:
             contended.append("sandboxes not pinned to CPUs of their own")
         waited = time.monotonic() - start
         self._contended = contended
-        self._pressure_meter = PressureMeter()
+        self._pressure_meter = PressureMeter(self.psi_path, boxes=self.boxes)
         self.info = {
             "timing_cpuset": self.cpuset or "any",
             "timing_waited_s": f"{waited:.3f}",
@@ -452,14 +456,21 @@ class _QuietCpus:
         }
 
     def _pressure(self) -> None:
-        """How much the host's tasks waited for a CPU during the timing (PSI), and its verdict."""
-        pressure = self._pressure_meter.share() if self._pressure_meter is not None else None
-        if pressure is None:
+        """How much the timed sandboxes (where the kernel says; else the host's tasks) waited
+        for a CPU during the timing (PSI), and its verdict; the host's figure is kept beside."""
+        meter = self._pressure_meter
+        pressure = meter.share() if meter is not None else None
+        if meter is None or pressure is None:
             return
         self.info["timing_cpu_pressure"] = f"{pressure:.3f}"
+        self.info["timing_pressure_of"] = meter.source
+        host = meter.host_share()
+        if host is not None:
+            self.info["timing_host_cpu_pressure"] = f"{host:.3f}"
         if pressure > CONTENDED_CPU_PRESSURE:
+            whose = "the timed sandboxes" if meter.source == "sandboxes" else "the host's tasks"
             self._contended.append(
-                f"the host's tasks waited for a CPU {100 * pressure:.0f} % of the time"
+                f"{whose} waited for a CPU {100 * pressure:.0f} % of the time"
             )
             self.info["timing_contended"] = "yes: " + "; ".join(self._contended)
 

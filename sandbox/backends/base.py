@@ -108,6 +108,14 @@ class Sandbox(abc.ABC):
         ``ran_beside``). Default: None."""
         return None
 
+    def cpu_stall_us(self) -> int | None:
+        """How long, in us so far, some process of the sandbox was ready to run and waited for
+        a CPU, as the kernel counts it (its cgroup's CPU pressure, PSI "some"), or None where
+        the backend cannot tell. The benchmark reads it around a shape's timing: a timed
+        sandbox that waited is a contended timing (sandbox/backends/cpu_sets.py,
+        ``PressureMeter``). Default: None."""
+        return None
+
     def processes(self) -> int | None:
         """How many processes the sandbox holds now, as the kernel counts them (its cgroup),
         or None where the backend cannot tell. The grader compares it with the count at the

@@ -17,11 +17,18 @@ Where the files are depends on the cgroup version and Docker's cgroup driver:
 ROOT is ``/sys/fs/cgroup`` on the host; a worker in a container sees its own cgroup there, so
 compose mounts the host's read-only at ``/host/sys/fs/cgroup`` (``JUDGE_CGROUP_ROOT``). When no
 file is found the answer is None, and the benchmark falls back to what it did without it.
+
+The container's CPU pressure (PSI, ``cpu.pressure``: how long its tasks waited for a CPU) is a
+cgroup v2 file: ``ROOT/docker/ID/cpu.pressure`` (v2), or, on a v1 host in hybrid mode (systemd's
+default before v2), the same under ``ROOT/unified/`` (this machine: a v1 host whose unified
+hierarchy still holds one cgroup per container); systemd's ``docker-ID.scope`` likewise.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from sandbox.backends.cpu_sets import cpu_stall_us
 
 DEFAULT_ROOT = "/sys/fs/cgroup"
 
@@ -36,6 +43,13 @@ def candidates(root: str, container_id: str) -> list[tuple[Path, str]]:
     for group in (f"docker/{container_id}", f"system.slice/docker-{container_id}.scope"):
         found.append((base / group / "cpu.stat", "cpu.stat"))
     return found
+
+
+def pressure_candidates(root: str, container_id: str) -> list[Path]:
+    """Where the container's CPU pressure file (cgroup v2 ``cpu.pressure``) may be."""
+    base = Path(root)
+    groups = (f"docker/{container_id}", f"system.slice/docker-{container_id}.scope")
+    return [base / tree / group / "cpu.pressure" for tree in ("", "unified") for group in groups]
 
 
 def read_usage_ns(path: Path, kind: str) -> int | None:
@@ -61,6 +75,23 @@ class CgroupCpu:
         self._root, self._id = root, container_id
         self._found: tuple[Path, str] | None = None
         self._searched = False
+        self._pressure: Path | None = None
+        self._pressure_searched = False
+
+    def stall_us(self) -> int | None:
+        """Microseconds during which some task of the container waited for a CPU (its cgroup's
+        PSI "some" total), or None where the kernel keeps no pressure per container."""
+        if self._pressure is not None:
+            return cpu_stall_us(str(self._pressure))  # None once the container is gone
+        if self._pressure_searched:
+            return None
+        self._pressure_searched = True
+        for path in pressure_candidates(self._root, self._id):
+            value = cpu_stall_us(str(path))
+            if value is not None:
+                self._pressure = path
+                return value
+        return None
 
     def processes(self) -> int | None:
         """How many processes (not threads) the container holds now: its cgroup's

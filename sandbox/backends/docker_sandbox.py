@@ -262,6 +262,12 @@ class DockerSandbox(Sandbox):
         cgroup = self._cgroup()
         return cgroup.usage_ns() if cgroup is not None else None
 
+    def cpu_stall_us(self) -> int | None:
+        """The container's CPU pressure from its cgroup v2 file (a v1 host's unified
+        hierarchy included), or None where that is not readable."""
+        cgroup = self._cgroup()
+        return cgroup.stall_us() if cgroup is not None else None
+
     def processes(self) -> int | None:
         cgroup = self._cgroup()
         return cgroup.processes() if cgroup is not None else None

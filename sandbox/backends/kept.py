@@ -196,6 +196,9 @@ class KeptSandbox(Sandbox):
     def cpu_ns(self) -> int | None:
         return self._kept.box.cpu_ns()
 
+    def cpu_stall_us(self) -> int | None:
+        return self._kept.box.cpu_stall_us()
+
     def processes(self) -> int | None:
         return self._kept.box.processes()
 

@@ -131,7 +131,9 @@ def bench_shape(
     # quiet block (the baseline's data left in the caches between its calls) would only scale
     # an honest speedup down.
     started = time.monotonic()
-    pressure = PressureMeter()
+    # The timed sandboxes' own CPU pressure where the backend reads it (else the host's): the
+    # judge's relay waiting behind the timed code is no contention of it.
+    pressure = PressureMeter(boxes=lambda: (sub_session.box, base_session.box))
     wrong = rounds.run(MIN_ROUNDS // 2, budget_s / 2, math.inf)
     if wrong is not None:
         return None, wrong
@@ -148,8 +150,8 @@ def bench_shape(
     if wrong is not None:
         return None, wrong
     # Past the package's target, rounds go on to FINE_REL_ERROR for at most FINE_BUDGET_S of
-    # the shape's time (FINE_BUDGET_CONTENDED_S where the host's CPUs were contended: a busy
-    # host scatters each round more): 20 rounds of a noisy shape leave a few per cent of
+    # the shape's time (FINE_BUDGET_CONTENDED_S where the timed sandboxes waited for a CPU, or
+    # the host's tasks did where that is not known: a busy host scatters each round more): 20 rounds of a noisy shape leave a few per cent of
     # chance between two judgings of the same file, which ranks noise on a leaderboard.
     share = pressure.share()
     contended = (

@@ -134,3 +134,111 @@ def test_the_box_service_refuses_what_the_grader_may_not_ask() -> None:
     finally:
         service.close_all()
     assert service.boxes == {}
+
+
+class _StallingBox(Sandbox):
+    """A sandbox whose cgroup says it waited 1234 us for a CPU (or, with None, cannot tell)."""
+
+    def __init__(self, stall_us: int | None) -> None:
+        self.stall_us = stall_us
+
+    def send(self, frame: bytes) -> None:
+        pass
+
+    def recv(self, timeout_s: float) -> bytes:
+        raise AssertionError("not asked")
+
+    def close(self) -> Any:
+        return None
+
+    @property
+    def environment(self) -> dict[str, str]:
+        return {}
+
+    def cpu_stall_us(self) -> int | None:
+        return self.stall_us
+
+
+class _StallingBackend(Backend):
+    name = "stalling"
+
+    def __init__(self, stall_us: int | None) -> None:
+        self.stall_us = stall_us
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        return _StallingBox(self.stall_us)
+
+
+class _Direct:
+    """The grader's channel, short-circuited into the launcher's service."""
+
+    def __init__(self, service: BoxService) -> None:
+        self.service = service
+
+    def request(self, message: dict[str, Any], blob: bytes = b"") -> tuple[dict[str, Any], bytes]:
+        return self.service.handle(message, blob)
+
+
+def test_a_sandboxs_cpu_pressure_is_relayed_to_the_grader_as_the_launcher_reads_it() -> None:
+    from sandbox.relay import RelayBackend
+
+    for stall_us in (1234, None):
+        service = BoxService(_StallingBackend(stall_us), {}, None)
+
+        box = RelayBackend(_Direct(service), "relay").start(GRADER_SPEC)  # type: ignore[arg-type]
+        assert box.cpu_stall_us() == stall_us
+
+
+class _EchoBox(_StallingBox):
+    """Answers each frame sent with the same frame; records what it was sent."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.sent: list[bytes] = []
+
+    def send(self, frame: bytes) -> None:
+        self.sent.append(frame)
+
+    def recv(self, timeout_s: float) -> bytes:
+        return self.sent[-1]
+
+
+class _EchoBackend(Backend):
+    name = "echo"
+
+    def __init__(self) -> None:
+        self.boxes: list[_EchoBox] = []
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        self.boxes.append(_EchoBox())
+        return self.boxes[-1]
+
+
+class _Counting(_Direct):
+    def __init__(self, service: BoxService) -> None:
+        super().__init__(service)
+        self.rpcs: list[str] = []
+
+    def request(self, message: dict[str, Any], blob: bytes = b"") -> tuple[dict[str, Any], bytes]:
+        self.rpcs.append(str(message.get("rpc")))
+        return super().request(message, blob)
+
+
+def test_a_request_and_its_reply_cross_the_relay_as_one_exchange() -> None:
+    from sandbox.relay import RelayBackend
+
+    backend = _EchoBackend()
+    channel = _Counting(BoxService(backend, {}, None))
+    box = RelayBackend(channel, "relay").start(GRADER_SPEC)  # type: ignore[arg-type]
+    box.send(b"one")
+    assert box.recv(1.0) == b"one"
+    assert channel.rpcs == ["start", "exchange"]  # one trip through the launcher, not two
+    box.send(b"two")
+    box.send(b"three")  # two sends in a row: the first goes alone, in order
+    assert box.recv(1.0) == b"three"
+    box.send(b"bye")
+    box.cpu_ns()  # any other call sends what waits first
+    box.send(b"last")
+    box.close()  # and so does the close: nothing sent is lost
+    assert backend.boxes[0].sent == [b"one", b"two", b"three", b"bye", b"last"]
+    assert channel.rpcs[2:] == ["send", "exchange", "send", "cpu_ns", "send", "close"]

@@ -92,6 +92,10 @@ class FakeBox(Sandbox):
     def __init__(self, log: list[str]) -> None:
         self.log = log
         self.closed = threading.Event()
+        self.stall_us: int | None = None  # its cgroup's CPU pressure (None: not kept)
+
+    def cpu_stall_us(self) -> int | None:
+        return None if self.closed.is_set() else self.stall_us  # its cgroup goes with it
 
     def send(self, frame: bytes) -> None:
         self.log.append(op_of(frame))
@@ -433,3 +437,101 @@ def test_the_pressure_meter_gives_the_share_of_its_time_some_task_waited(tmp_pat
     share = meter.share()
     assert share is not None and 0 < share <= 0.02 / elapsed_s
     assert PressureMeter(str(tmp_path / "missing")).share() is None
+
+
+# ------------------------------------------------------------------ whose CPU pressure
+
+
+class Stalls:
+    """A stand-in for a sandbox's ``cpu_stall_us``."""
+
+    def __init__(self, stall_us: int | None) -> None:
+        self.stall_us = stall_us
+
+    def cpu_stall_us(self) -> int | None:
+        return self.stall_us
+
+
+def _psi(path: Any, total_us: int) -> None:
+    path.write_text(f"some avg10=0.00 avg60=0.00 avg300=0.00 total={total_us}\nfull total=0\n")
+
+
+def test_the_timing_pressure_is_the_timed_sandboxes_own_not_the_hosts(tmp_path: Any) -> None:
+    from sandbox.backends.cpu_sets import PressureMeter
+
+    psi = tmp_path / "cpu"
+    _psi(psi, 1_000_000)
+    student, baseline = Stalls(5_000), Stalls(70_000)
+    meter = PressureMeter(str(psi), boxes=lambda: (student, baseline))
+    _psi(psi, 1_000_000 + 60_000_000)  # the host's tasks waited a minute: the judge's relay, say
+    student.stall_us, baseline.stall_us = 5_000, 70_000  # the timed sandboxes never waited
+    assert meter.share() == 0.0 and meter.source == "sandboxes"
+    host = meter.host_share()
+    assert host is not None and host > 1.0  # still read, and recorded beside
+    student.stall_us = 5_000 + 30_000_000  # now the student's sandbox waited 30 s
+    share = meter.share()
+    assert share is not None and share > 1.0 and meter.source == "sandboxes"
+
+
+def test_the_host_pressure_stands_in_where_a_sandboxs_own_is_unknown(tmp_path: Any) -> None:
+    from sandbox.backends.cpu_sets import PressureMeter
+
+    psi = tmp_path / "cpu"
+    _psi(psi, 0)
+    known, unknown = Stalls(0), Stalls(None)  # e.g. the local backend, or a v1-only host
+    meter = PressureMeter(str(psi), boxes=lambda: (known, unknown))
+    _psi(psi, 60_000_000)
+    share = meter.share()
+    assert share is not None and share > 1.0 and meter.source == "host"
+    assert PressureMeter(str(psi), boxes=lambda: ()).share() is not None  # no box: the host's
+    assert PressureMeter(str(psi), boxes=lambda: ()).source == "host"
+
+
+def test_a_sandbox_seen_after_the_timing_began_counts_from_its_first_reading(tmp_path: Any) -> None:
+    from sandbox.backends.cpu_sets import PressureMeter
+
+    psi = tmp_path / "cpu"
+    _psi(psi, 0)
+    boxes: list[Stalls] = [Stalls(100)]
+    meter = PressureMeter(str(psi), boxes=lambda: boxes)
+    late = Stalls(50_000_000)  # 50 s waited while it started (a torch import), before the timing
+    boxes.append(late)
+    assert meter.share() == 0.0
+    late.stall_us = 50_000_000 + 40_000_000
+    share = meter.share()
+    assert share is not None and share > 1.0
+
+
+def test_the_engine_calls_a_timing_contended_only_when_its_sandboxes_waited(
+    settings: Any, tmp_path: Any
+) -> None:
+    from judge_site.submissions.engine import _QuietCpus
+
+    settings.JUDGE_LOCK_DIR = str(tmp_path)
+    psi = tmp_path / "cpu"
+    for waited_us, contended in ((0, False), (60_000_000, True)):
+        _psi(psi, 0)
+        inner = FakeBackend()
+        inner.cpuset = "0"  # type: ignore[attr-defined]  (pinned, with its timing lock)
+        quiet = _QuietCpus(inner)
+        quiet.psi_path = str(psi)
+        timed = TimedBackend(inner, before_timing=quiet.before, after_timing=quiet.after,
+                             close_in_background=False)
+        quiet.boxes = lambda timed=timed: list(timed.boxes)
+        with timed.start(SandboxSpec()) as box, timed.start(SandboxSpec()) as sibling:
+            for fake in inner.boxes:
+                fake.stall_us = 1_000
+            box.recv(1.0)
+            sibling.recv(1.0)
+            request(box, "time")
+            request(sibling, "time")
+            _psi(psi, 90_000_000)  # the host's tasks waited, whatever the sandboxes did
+            inner.boxes[0].stall_us = 1_000 + waited_us
+            request(box, "bye")
+            request(sibling, "bye")
+        info = quiet.info
+        assert info["timing_pressure_of"] == "sandboxes"  # read before each sandbox closed
+        assert float(info["timing_host_cpu_pressure"]) > 1.0
+        assert info["timing_contended"].startswith("yes") is contended, info
+        if contended:
+            assert "the timed sandboxes waited for a CPU" in info["timing_contended"]

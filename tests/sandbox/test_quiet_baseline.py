@@ -103,6 +103,9 @@ class FakeBox:
     def cpu_ns(self) -> int | None:
         return None  # not known, as for a backend without cgroup files
 
+    def cpu_stall_us(self) -> int | None:
+        return None  # not known either: the timing's pressure is the host's
+
 
 class CountedBox(FakeBox):
     """A student's box whose cgroup counts ``per_read_ns`` more CPU time at every read: 0 is
