@@ -17,6 +17,7 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from docker.errors import APIError, NotFound
@@ -104,7 +105,6 @@ class DockerSandbox(Sandbox):
             self.close()
             raise
 
-    # -- lifecycle ------------------------------------------------------------------------
 
     def _create_and_start(self) -> None:
         spec, backend = self._spec, self._backend
@@ -257,27 +257,23 @@ class DockerSandbox(Sandbox):
                 self._container.update(cpu_shares=NORMAL_CPU_SHARES)
 
     def cpu_ns(self) -> int | None:
-        """The container's CPU time from its cgroup's file under the backend's ``cgroup_root``
-        (sandbox/backends/cgroup_cpu.py), or None where that is not readable."""
-        cgroup = self._cgroup()
-        return cgroup.usage_ns() if cgroup is not None else None
+        """The container's CPU time (its cgroup's file under the backend's ``cgroup_root``,
+        sandbox/backends/cgroup_cpu.py), or None where that is not readable."""
+        return self._from_cgroup(CgroupCpu.usage_ns)
 
     def cpu_stall_us(self) -> int | None:
-        """The container's CPU pressure from its cgroup v2 file (a v1 host's unified
-        hierarchy included), or None where that is not readable."""
-        cgroup = self._cgroup()
-        return cgroup.stall_us() if cgroup is not None else None
+        """Its CPU pressure (cgroup v2's file, a v1 host's unified hierarchy included)."""
+        return self._from_cgroup(CgroupCpu.stall_us)
 
     def processes(self) -> int | None:
-        cgroup = self._cgroup()
-        return cgroup.processes() if cgroup is not None else None
+        return self._from_cgroup(CgroupCpu.processes)
 
-    def _cgroup(self) -> CgroupCpu | None:
+    def _from_cgroup(self, read: Callable[[CgroupCpu], int | None]) -> int | None:
         if self._container is None or not self._backend.cgroup_root:
             return None
         if self._cgroup_cpu is None:
             self._cgroup_cpu = CgroupCpu(self._backend.cgroup_root, self._container.id)
-        return self._cgroup_cpu
+        return read(self._cgroup_cpu)
 
     def quiet(self, on: bool) -> bool:
         """``freeze`` / ``thaw`` (one engine call each where ``docker pause`` works)."""
@@ -428,7 +424,6 @@ class DockerSandbox(Sandbox):
                 pass
         return SandboxDied(message, self._collect_exit(kill=True))
 
-    # -- channel --------------------------------------------------------------------------
 
     def send(self, frame: bytes) -> None:
         if self._closed or self._sock is None:
@@ -485,7 +480,6 @@ class DockerSandbox(Sandbox):
                 self._collect_exit(kill=True),
             ) from None
 
-    # -- what to record -------------------------------------------------------------------
 
     @property
     def environment(self) -> dict[str, str]:
