@@ -5,6 +5,7 @@ not load, a test that runs out of time) end the judging as they do for the tenso
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,8 @@ def test_the_starter_is_never_ac(toy: ProblemPackage) -> None:
 
 def test_a_test_that_runs_out_of_time_is_tle_and_the_rest_are_skipped(toy: ProblemPackage) -> None:
     spin = SOLUTION.replace("def total(values):\n", "def total(values):\n    while True:\n        pass\n")
-    result = run(toy, spin)
+    quick = dataclasses.replace(toy, limits=dataclasses.replace(toy.limits, time_s=1.0))
+    result = run(quick, spin)
     assert result.verdict == Verdict.TLE  # type: ignore[attr-defined]
     names = [t.name for t in result.tests]  # type: ignore[attr-defined]
     timed_out = next(t for t in result.tests if t.verdict == Verdict.TLE)  # type: ignore[attr-defined]
