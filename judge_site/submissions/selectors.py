@@ -195,7 +195,7 @@ def _page_number(page: Any, total: int, size: int) -> tuple[int, int]:
     return min(max(number, 1), num_pages), num_pages
 
 
-def _cached(key: str, compute: Callable[[], T]) -> T:
+def cached(key: str, compute: Callable[[], T]) -> T:
     """``compute()``, kept in the cache under ``key``; a cache that is down costs only speed."""
     try:
         hit = cache.get(key)
@@ -236,7 +236,7 @@ def leaderboard_problem_page(problem: Problem, page: Any = 1) -> BoardPage:
         ]
 
     key = f"board:problem:{problem.pk}:{generation}:{number}"
-    return BoardPage(_cached(key, rows), number, num_pages, total, key)
+    return BoardPage(cached(key, rows), number, num_pages, total, key)
 
 
 def leaderboard_problem(problem: Problem, limit: int = BOARD_PAGE_SIZE) -> list[BoardRow]:
@@ -258,7 +258,7 @@ def leaderboard_overall_page(page: Any = 1) -> BoardPage:
     def count() -> int:
         return UserStats.objects.filter(solved__gt=0).count()
 
-    total = _cached(f"board:overall:{generation}:count", count)
+    total = cached(f"board:overall:{generation}:count", count)
     number, num_pages = _page_number(page, total, BOARD_PAGE_SIZE)
     offset = (number - 1) * BOARD_PAGE_SIZE
 
@@ -271,7 +271,7 @@ def leaderboard_overall_page(page: Any = 1) -> BoardPage:
         return [SolvedRow(offset + i + 1, name, solved) for i, (name, solved) in enumerate(best)]
 
     key = f"board:overall:{generation}:{number}"
-    return BoardPage(_cached(key, rows), number, num_pages, total, key)
+    return BoardPage(cached(key, rows), number, num_pages, total, key)
 
 
 def leaderboard_overall(limit: int = BOARD_PAGE_SIZE) -> list[SolvedRow]:

@@ -5,7 +5,9 @@ speedups, over the users who submitted (Submit mode, judged).
 best accepted speedup is above ``p``, where the grader believed that timing (a best result
 whose timing was rejected counts as no speedup). The histogram counts each user's best once.
 Read from the aggregates kept with every verdict (``BestResult``, judge_site/submissions/
-stats.py): one row per user of the problem, whatever the length of the history.
+stats.py): one row per user of the problem, so it is cached under the problem's counters
+(``ProblemStats``: its board generation, judged, accepted, solvers and tried), which every
+change of those rows moves; a page view reads one counter row, whatever the history.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from judge_site.catalog.models import Problem
-from judge_site.submissions.models import BestResult
+from judge_site.submissions.models import BestResult, ProblemStats
+from judge_site.submissions.selectors import cached
 
 FAST_P = (1.0, 1.5, 2.0)
 # Histogram bins of speedups: [lower, upper) with a label; the last is open.
@@ -41,6 +44,17 @@ class ProblemStatistics:
 
 
 def problem_statistics(problem: Problem) -> ProblemStatistics:
+    """The statistics of ``problem``: cached under its counters (see the module doc)."""
+    counters = (
+        ProblemStats.objects.filter(pk=problem.pk)
+        .values_list("generation", "judged", "accepted", "solvers", "tried")
+        .first()
+    )
+    key = "stats:problem:{}:{}".format(problem.pk, ":".join(map(str, counters or ())))
+    return cached(key, lambda: compute_statistics(problem))
+
+
+def compute_statistics(problem: Problem) -> ProblemStatistics:
     """The statistics of ``problem`` from its users' best results (one query)."""
     rows = BestResult.objects.filter(problem=problem, judged__gt=0).values_list(
         "accepted", "best_speedup", "best_trust"

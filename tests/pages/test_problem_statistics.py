@@ -42,3 +42,23 @@ def test_the_problem_page_shows_them(client, alice, problem, enqueued) -> None:
 
 def test_a_problem_nobody_submitted_shows_no_statistics(client, problem) -> None:
     assert 'id="problem-stats"' not in client.get(f"/problems/{problem.number}/").content.decode()
+
+
+def test_the_cached_statistics_follow_every_change_of_the_best_results(
+    alice, bob, problem, enqueued
+) -> None:
+    """Cached under the problem's counters: a new submitter, a new AC, and a better speedup
+    with the same counts (a rejudge's case: only the board's generation moves) all show."""
+    from judge_site.submissions.models import BestResult
+
+    judged(alice, problem, "WA")
+    assert (problem_statistics(problem).submitters, problem_statistics(problem).accepted) == (1, 0)
+    judged(bob, problem, "AC", 1.2)
+    stats = problem_statistics(problem)
+    assert (stats.submitters, stats.accepted, stats.fast_p["1.5"]) == (2, 1, 0.0)
+    # The same counts, a faster best (as a rejudge would leave): the board's generation moves.
+    sub = Submission.objects.filter(user=bob, problem=problem).get()
+    Submission.objects.filter(pk=sub.pk).update(benchmark={**sub.benchmark, "speedup": 1.8})
+    stats_refresh_pairs([(bob.pk, problem.pk)])
+    assert BestResult.objects.filter(user=bob, problem=problem, best_speedup=1.8).exists()
+    assert problem_statistics(problem).fast_p["1.5"] == 0.5
