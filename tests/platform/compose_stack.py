@@ -123,6 +123,15 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
         "WORKER_CONCURRENCY": "2",
         # The fault suite's bursts (five judgings a round, three of one user) stay under it.
         "JUDGE_RATE_LIMIT_PER_MINUTE": "100",
+        # The reaper's clock, faster than the defaults (30/45/15 s) so that a dead worker's
+        # judgings come back sooner (the fault suite, the second host's death); the rules are
+        # the same. Stale after 4 missed beats (services.HEARTBEAT_EVERY_S is 5 s).
+        "JUDGE_HEARTBEAT_STALE_S": "20",
+        "JUDGE_REQUEUE_AFTER_S": "20",
+        "JUDGE_REAP_EVERY_S": "5",
+        # Two warm sandboxes per worker process instead of six: each is a torch import, made
+        # again after every judging, restart and 5 idle minutes; the suite's bursts are small.
+        "JUDGE_SANDBOX_POOL_SIZE": "2",
     }
     running = Stack(project, f"http://127.0.0.1:{port}", "admin", "", env_file, env)
     running.own_images += [f"tensor-judge-{name}:{project}" for name in STACK_IMAGES]

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def worker_queue() -> Iterator[str]:
+def alive_file(tmp_path: Path) -> Path:
+    return tmp_path / "alive"
+
+
+@pytest.fixture
+def worker_queue(alive_file: Path) -> Iterator[str]:
     """Start `celery worker --pool solo` on a queue of its own (other runs may share Redis)."""
     queue = f"cpu-test-{uuid.uuid4().hex[:8]}"
     proc = subprocess.Popen(
@@ -43,7 +49,7 @@ def worker_queue() -> Iterator[str]:
             "INFO",
         ],
         cwd=ROOT,
-        env=dict(os.environ),
+        env={**os.environ, "JUDGE_ALIVE_FILE": str(alive_file)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -62,10 +68,18 @@ def worker_queue() -> Iterator[str]:
 
 
 @pytest.mark.slow
-def test_a_task_runs_in_a_real_worker(worker_queue: str) -> None:
+def test_a_task_runs_in_a_real_worker(worker_queue: str, alive_file: Path) -> None:
     result = ping.apply_async(queue=worker_queue)
     assert result.get(timeout=90) == "pong"
     assert result.successful()
+    # The containers' health check (docker-compose.yml): the ready worker's main loop keeps
+    # touching JUDGE_ALIVE_FILE (every heartbeat.ALIVE_EVERY_S).
+    assert alive_file.exists()
+    first = alive_file.stat().st_mtime_ns
+    deadline = time.monotonic() + 60
+    while alive_file.stat().st_mtime_ns == first:
+        assert time.monotonic() < deadline, "the worker stopped touching its alive file"
+        time.sleep(0.5)
 
 
 def test_tasks_go_to_the_cpu_queue_by_default() -> None:
