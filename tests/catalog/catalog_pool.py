@@ -1,4 +1,5 @@
-"""The catalog's local package checks, two at a time in worker processes (test_catalog_check.py).
+"""The catalog's package checks, two at a time in worker processes (test_catalog_check.py):
+every package's local check, and the Triton packages' whole checks through Docker.
 
 Each check is mostly fresh runner processes starting and importing torch, one after the other:
 one core's work. Two checks side by side use both cores of a CI machine, and the catalog's
@@ -26,13 +27,37 @@ def check_local(package_dir: str, bench: bool) -> CheckReport:
     return check_package(load_package(Path(package_dir)), get_backend("local"), bench=bench)
 
 
-class CheckPool:
-    """Checks submitted up front, longest first; each test waits for its own."""
+def check_docker(package_dir: str, bench: bool) -> CheckReport:
+    """check_package(package, the site's docker backend, which routes each package to its
+    image): the job of one worker process (Django set up from the run's settings module)."""
+    import django
 
-    def __init__(self, jobs: list[tuple[Path, bool]], first: list[str]) -> None:
+    django.setup()
+    from django.test import override_settings
+
+    from judge_site.submissions.engine import backend_from_settings
+    from sandbox.check import check_package
+    from sandbox.problem import load_package
+
+    with override_settings(JUDGE_BACKEND="docker"):
+        backend = backend_from_settings()
+        return check_package(load_package(Path(package_dir)), backend, bench=bench)
+
+
+class CheckPool:
+    """Checks submitted up front, the Docker ones and then the longest first; each test waits
+    for its own. ``jobs``: (package, bench) for the local backend; ``docker``: the same for
+    the docker backend."""
+
+    def __init__(self, jobs: list[tuple[Path, bool]], first: list[str],
+                 docker: list[tuple[Path, bool]] = ()) -> None:  # type: ignore[assignment]
         self._executor = ProcessPoolExecutor(
             max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn")
         )
+        self._docker: dict[str, Future[CheckReport]] = {
+            path.name: self._executor.submit(check_docker, str(path), bench)
+            for path, bench in docker
+        }
         # The long checks first (named in ``first``), so that no long one is left for the end.
         def rank(job: tuple[Path, bool]) -> tuple[int, str, bool]:
             prefix = job[0].name[:3]
@@ -51,6 +76,10 @@ class CheckPool:
         if key not in self._futures and not bench:
             key = (package_dir.name, True)
         return self._futures[key].result()
+
+    def docker_report(self, package_dir: Path) -> CheckReport:
+        """The check of ``package_dir`` through Docker."""
+        return self._docker[package_dir.name].result()
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
