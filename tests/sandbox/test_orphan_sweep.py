@@ -79,7 +79,9 @@ def test_a_real_orphan_is_removed_and_a_live_sandbox_kept() -> None:
         )
     try:
         with override_settings(JUDGE_BACKEND="docker", JUDGE_ORPHAN_AGE_S=420):
-            assert engine.reap_orphans(force=True) >= 1
+            # The orphan goes, by this sweep or by a judge's or another test run's sweep on the
+            # same engine (this run does not own it): what is left below is the assertion.
+            engine.reap_orphans(force=True)
         left = {c.id for c in client.containers.list(all=True, filters={"label": f"sweep-test={run}"})}
         assert made["orphan"].id not in left
         assert made["live"].id in left
