@@ -130,21 +130,14 @@ def touch_alive(path: str) -> None:
 
 @worker_ready.connect
 def _start_alive_file(sender: Any = None, **_: Any) -> None:
-    """Touch JUDGE_ALIVE_FILE now and then every ALIVE_EVERY_S from the worker's main loop
-    (the Consumer's timer: it fires only while that loop turns). Unset: nothing."""
+    """Touch JUDGE_ALIVE_FILE now and then every ALIVE_EVERY_S from the worker's main loop:
+    ``sender`` is the worker's Consumer (celery/apps/worker.py), whose timer fires only while
+    that loop turns. Unset: nothing."""
     path = os.environ.get("JUDGE_ALIVE_FILE", "")
     if not path:
         return
     touch_alive(path)
-    timer = getattr(sender, "timer", None)
-    if timer is not None:
-        timer.call_repeatedly(ALIVE_EVERY_S, touch_alive, (path,))
-    else:  # no timer on this sender (not a Consumer): a thread, like the heartbeat
-        def loop() -> None:
-            while not _stop.wait(ALIVE_EVERY_S):
-                touch_alive(path)
-
-        threading.Thread(target=loop, daemon=True, name="alive-file").start()
+    sender.timer.call_repeatedly(ALIVE_EVERY_S, touch_alive, (path,))
 
 
 @worker_shutdown.connect

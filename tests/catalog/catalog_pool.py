@@ -10,6 +10,7 @@ forked: no torch or Django state of the test process is shared), exactly as in t
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
@@ -50,7 +51,7 @@ class CheckPool:
     the docker backend."""
 
     def __init__(self, jobs: list[tuple[Path, bool]], first: list[str],
-                 docker: list[tuple[Path, bool]] = ()) -> None:  # type: ignore[assignment]
+                 docker: Sequence[tuple[Path, bool]] = ()) -> None:
         self._executor = ProcessPoolExecutor(
             max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn")
         )

@@ -32,13 +32,6 @@ LONG_CHECKS = ["054", "058", "048"]
 TRITON_BENCHED = P56
 
 
-def image_present(image: str) -> bool:
-    import subprocess
-
-    return subprocess.run(["docker", "image", "inspect", image], capture_output=True,
-                          timeout=60).returncode == 0
-
-
 @pytest.fixture(scope="module")
 def local_checks(request: pytest.FixtureRequest) -> Iterator[CheckPool]:
     """Every check this run selects, started at once two at a time (catalog_pool.py): the
@@ -46,6 +39,7 @@ def local_checks(request: pytest.FixtureRequest) -> Iterator[CheckPool]:
     with the benchmark, when the benchmark test is selected: a check with the benchmark judges
     the same files, and times the reference too."""
     from judge_site.submissions.engine import image_for
+    from tests.catalog.test_catalog_docker import image_present
     from tests.conftest import docker_available
 
     wanted: list[tuple[Path, bool]] = []

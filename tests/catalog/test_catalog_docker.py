@@ -30,11 +30,16 @@ DOCKER_PACKAGES = [p for p in PACKAGES if p.name not in CHECKED_WHOLE_THROUGH_DO
 SANDBOX_VERDICTS = {"MLE", "TLE", "OLE"}
 
 
-def require_image(image: str) -> None:
-    """Skip when ``image`` is not built, but FAIL with CI=true (.ci/run builds every image)."""
+def image_present(image: str) -> bool:
     import subprocess
 
-    if subprocess.run(["docker", "image", "inspect", image], capture_output=True, timeout=60).returncode:
+    return subprocess.run(["docker", "image", "inspect", image], capture_output=True,
+                          timeout=60).returncode == 0
+
+
+def require_image(image: str) -> None:
+    """Skip when ``image`` is not built, but FAIL with CI=true (.ci/run builds every image)."""
+    if not image_present(image):
         why = f"image {image} is not built: run scripts/build_images"
         if IN_CI:
             pytest.fail(f"CI=true but {why}")

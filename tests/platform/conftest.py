@@ -48,9 +48,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     last = [i for i in items if getattr(i, "originalname", "") in LAST_ON_THE_STACK]
     if not last:
         return
-    users = [n for n, i in enumerate(items) if "stack" in getattr(i, "fixturenames", ())]
     rest = [i for i in items if i not in last]
-    at = max((rest.index(items[n]) for n in users if items[n] not in last), default=len(rest) - 1)
+    users = [n for n, i in enumerate(rest) if "stack" in getattr(i, "fixturenames", ())]
+    at = max(users, default=len(rest) - 1)
     items[:] = rest[: at + 1] + last + rest[at + 1 :]
 
 
