@@ -21,3 +21,7 @@ DATABASES["default"]["TEST"] = {"NAME": os.environ["JUDGE_TEST_DB_NAME"]}  # noq
 
 # Each test run keeps its cache to itself (tests/conftest.py empties it around every test).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# A worker shutting down removes the pooled sandboxes of its owner: this run's workers (the
+# suite's own, celery workers it starts) must never take those of another run on the machine.
+os.environ.setdefault("JUDGE_POOL_OWNER", f"tests-{os.getpid()}")

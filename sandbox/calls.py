@@ -129,7 +129,15 @@ def execute_call(
             else:
                 gen = torch.Generator().manual_seed(int(grad_seed) & 0x7FFF_FFFF_FFFF_FFFF)
                 grad_out = torch.randn(tuple(result.shape), generator=gen, dtype=torch.float32)
-                result.backward(grad_out.to(dtype=result.dtype, device=result.device))
+                grad_out = grad_out.to(dtype=result.dtype, device=result.device)
+                if result.is_complex():
+                    result.backward(grad_out)
+                else:
+                    # The same gradients as result.backward(grad_out) (d/d result of
+                    # sum(result * grad_out) is grad_out, exactly), without backward's check
+                    # of an explicit gradient's shape: its first use imports sympy, 0.3-0.4
+                    # CPU-s of every sandbox's start (the warm-up below makes a backward).
+                    (result * grad_out).sum().backward()
                 grads = [args[i].grad for i in grad_wrt]
     except BaseException as exc:  # noqa: B036 - SystemExit and the like are observations too
         if isinstance(exc, KeyboardInterrupt):

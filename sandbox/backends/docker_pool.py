@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 import threading
 import time
@@ -45,8 +46,15 @@ IMPORT_OVERLAP_S = 1.0
 IMPORT_WAIT_S = 15.0
 # A warm sandbox idle this long is replaced (its age counts toward JUDGE_ORPHAN_AGE_S).
 POOL_MAX_IDLE_S = 300.0
-# The host name of the worker that started a pooled sandbox (its container's, under compose).
+# Who started a pooled sandbox: JUDGE_POOL_OWNER where set, else the worker's host name (its
+# container's, under compose). A shutdown removes its owner's sandboxes only, so two judges on
+# one engine and one host (a test run beside a worker started by hand) need owners of their own.
 OWNER_LABEL = "tensor-judge.pool-owner"
+
+
+def pool_owner() -> str:
+    """The owner label of the pooled sandboxes this process starts."""
+    return os.environ.get("JUDGE_POOL_OWNER", "").strip() or socket.gethostname()
 
 
 def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int, str | None]:
@@ -298,7 +306,7 @@ class WarmPool:
             spec = replace(
                 template,
                 wall_time_s=self.max_idle_s + 60.0,
-                labels={POOLED_LABEL: "1", OWNER_LABEL: socket.gethostname()},
+                labels={POOLED_LABEL: "1", OWNER_LABEL: pool_owner()},
             )
             try:
                 box = self._start(spec)
@@ -319,10 +327,10 @@ class WarmPool:
 
 
 def remove_pooled(client: Any, owner: str | None = None) -> int:
-    """Remove the pooled sandboxes ``owner`` (default: this host) started, idle or handed out:
+    """Remove the pooled sandboxes ``owner`` (default: ``pool_owner()``) started, idle or handed out:
     what a worker does when it shuts down, after its last judging, should a pool's own close
     not have run (a worker process killed at the end of its shutdown)."""
-    owner = owner or socket.gethostname()
+    owner = owner or pool_owner()
     removed = 0
     filters = {"label": [f"{POOLED_LABEL}=1", f"{OWNER_LABEL}={owner}"]}
     for container in client.containers.list(all=True, filters=filters):

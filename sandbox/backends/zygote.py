@@ -91,10 +91,6 @@ def main() -> int:
     import inputs  # noqa: PLC0415
     import runner  # noqa: PLC0415
     import torch  # noqa: PLC0415
-
-    # What torch imports lazily on a runner's first backward (the runner's warm-up makes one):
-    # sympy and mpmath, about 0.4 s a sandbox. Imports only: no tensor, no thread pool.
-    import torch.fx.experimental.symbolic_shapes  # noqa: F401, PLC0415
     import wire  # noqa: PLC0415
 
     modules = {"calls": calls, "digests": digests, "framing": framing, "inputs": inputs,

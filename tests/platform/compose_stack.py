@@ -129,9 +129,9 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
         "JUDGE_HEARTBEAT_STALE_S": "20",
         "JUDGE_REQUEUE_AFTER_S": "20",
         "JUDGE_REAP_EVERY_S": "5",
-        # Two warm sandboxes per worker process instead of six: each is a torch import, made
+        # One warm sandbox per worker process instead of six: each is a torch import, made
         # again after every judging, restart and 5 idle minutes; the suite's bursts are small.
-        "JUDGE_SANDBOX_POOL_SIZE": "2",
+        "JUDGE_SANDBOX_POOL_SIZE": "1",
     }
     running = Stack(project, f"http://127.0.0.1:{port}", "admin", "", env_file, env)
     running.own_images += [f"tensor-judge-{name}:{project}" for name in STACK_IMAGES]

@@ -5,7 +5,6 @@ the pool's sandboxes are gone after the worker closes its pools or shuts down.""
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 from django.test import override_settings
 
 from judge_site.submissions import engine
-from sandbox.backends.docker_pool import OWNER_LABEL
+from sandbox.backends.docker_pool import OWNER_LABEL, pool_owner
 from sandbox.contracts import Mode, Verdict
 from sandbox.problem import load_package
 from tests.conftest import require_docker
@@ -72,8 +71,8 @@ def test_the_second_judging_of_a_worker_runs_in_a_pooled_sandbox(pooling: None) 
     engine.close_pools()
     engine.remove_own_pooled()
     client = docker.from_env()
-    # Only this host's pools: a judge's stack beside the suite pools sandboxes of its own.
-    ours = {"label": [POOLED, f"{OWNER_LABEL}={socket.gethostname()}"]}
+    # Only this run's pools: a judge's stack or another test run beside it pools its own.
+    ours = {"label": [POOLED, f"{OWNER_LABEL}={pool_owner()}"]}
     deadline = time.monotonic() + 10
     while client.containers.list(all=True, filters=ours) and time.monotonic() < deadline:
         time.sleep(0.5)  # a refill in flight sees the closed pool and removes its sandbox
