@@ -187,7 +187,8 @@ def zygote(python: str, env: dict[str, str]) -> Zygote:
     key = (python, tuple(sorted(env.items())))
     with _zygotes_lock:
         current = _zygotes.get(key)
-        if current is None or not current.alive:
+        # Its process is asked too: the reader thread may not have seen its socket close yet.
+        if current is None or not current.alive or current.proc.poll() is not None:
             if current is not None:
                 current.close()
             current = _zygotes[key] = Zygote(python, env)
