@@ -5,6 +5,7 @@ to talk to it (compose, the scripts, manage.py in a service).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -168,13 +169,21 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
     # (Other stacks on this engine have sandboxes of their own.)
     import docker
 
+    client = docker.from_env()
     left = [
         c
-        for c in docker.from_env().containers.list(
-            all=True, filters={"label": "tensor-judge.pool-owner"}
-        )
+        for c in client.containers.list(all=True, filters={"label": "tensor-judge.pool-owner"})
         if c.labels["tensor-judge.pool-owner"] in ours
     ]
     assert not left, f"warm sandboxes left after compose down: {[c.labels for c in left]}"
+    # A grader or sandbox of a worker killed at its stop timeout (or mid-judging by a test)
+    # waits for a later worker's orphan sweep on this engine: this stack's go now, so that
+    # none outlives the run (a worker's label is "<queue>@<container id>"; a grader's host
+    # label is the container id of the process that started it).
+    for c in client.containers.list(all=True, filters={"label": "tensor-judge.sandbox"}):
+        worker = c.labels.get("tensor-judge.worker", "").rpartition("@")[2][:12]
+        if worker in ours or c.labels.get("tensor-judge.grader-host", "")[:12] in ours:
+            with contextlib.suppress(docker.errors.NotFound):
+                c.remove(force=True)
 
 
