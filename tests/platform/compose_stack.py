@@ -163,6 +163,7 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
                 assert f"{project}_pgdata" in docker_volumes(), "--down deleted the data"
         finally:
             running.compose("down", "-v", "--remove-orphans", timeout=180)
+            remove_graders_of(running.own_images)
             for image in running.own_images:
                 subprocess.run(["docker", "rmi", image], capture_output=True)
     # The workers' sandboxes went with them: warm ones included (removed at their shutdown).
@@ -176,13 +177,28 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
         if c.labels["tensor-judge.pool-owner"] in ours
     ]
     assert not left, f"warm sandboxes left after compose down: {[c.labels for c in left]}"
-    # A grader or sandbox of a worker killed at its stop timeout (or mid-judging by a test)
-    # waits for a later worker's orphan sweep on this engine: this stack's go now, so that
-    # none outlives the run (a worker's label is "<queue>@<container id>"; a grader's host
-    # label is the container id of the process that started it).
+    # A sandbox of a worker killed at its stop timeout (or mid-judging by a test) waits for a
+    # later worker's orphan sweep on this engine: this stack's go now, so that none outlives
+    # the run (a worker's label is "<queue>@<container id>").
     for c in client.containers.list(all=True, filters={"label": "tensor-judge.sandbox"}):
-        worker = c.labels.get("tensor-judge.worker", "").rpartition("@")[2][:12]
-        if worker in ours or c.labels.get("tensor-judge.grader-host", "")[:12] in ours:
+        if c.labels.get("tensor-judge.worker", "").rpartition("@")[2][:12] in ours:
+            with contextlib.suppress(docker.errors.NotFound):
+                c.remove(force=True)
+
+
+def remove_graders_of(images: list[str]) -> None:
+    """Remove the confined graders started from these images (a grader runs its worker's own
+    image): one of a worker that died or was recreated mid-run (the second host, an upgrade)
+    waits for a later worker's orphan sweep, and would hold its image past the run."""
+    import docker
+
+    client = docker.from_env()
+    ids = set()
+    for image in images:
+        with contextlib.suppress(docker.errors.ImageNotFound):
+            ids.add(client.images.get(image).id)
+    for c in client.containers.list(all=True, filters={"label": "tensor-judge.role=grader"}):
+        if c.attrs.get("Image") in ids:
             with contextlib.suppress(docker.errors.NotFound):
                 c.remove(force=True)
 
