@@ -14,8 +14,6 @@ bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
 threads = int(os.environ.get("WEB_THREADS", "2"))
 timeout = int(os.environ.get("WEB_TIMEOUT_S", "60"))
-# Seconds a connection is kept open for its next request; 0 closes it after each response.
-keepalive = int(os.environ.get("WEB_KEEPALIVE_S", "2"))
 accesslog = "-"
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
