@@ -163,7 +163,7 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
                 assert f"{project}_pgdata" in docker_volumes(), "--down deleted the data"
         finally:
             running.compose("down", "-v", "--remove-orphans", timeout=180)
-            remove_graders_of(running.own_images)
+            remove_graders_of(project)
             for image in running.own_images:
                 subprocess.run(["docker", "rmi", image], capture_output=True)
     # The workers' sandboxes went with them: warm ones included (removed at their shutdown).
@@ -186,20 +186,17 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
                 c.remove(force=True)
 
 
-def remove_graders_of(images: list[str]) -> None:
-    """Remove the confined graders started from these images (a grader runs its worker's own
-    image): one of a worker that died or was recreated mid-run (the second host, an upgrade)
-    waits for a later worker's orphan sweep, and would hold its image past the run."""
+def remove_graders_of(project: str) -> None:
+    """Remove the confined graders this stack's workers started: one of a worker that died or
+    was recreated mid-run (the second host, an upgrade) waits for a later worker's orphan
+    sweep, and would hold its image past the run. A grader runs its worker's image, which
+    compose built and labelled with the project (its labels go to the grader)."""
     import docker
 
     client = docker.from_env()
-    ids = set()
-    for image in images:
-        with contextlib.suppress(docker.errors.ImageNotFound):
-            ids.add(client.images.get(image).id)
-    for c in client.containers.list(all=True, filters={"label": "tensor-judge.role=grader"}):
-        if c.attrs.get("Image") in ids:
-            with contextlib.suppress(docker.errors.NotFound):
-                c.remove(force=True)
+    filters = {"label": ["tensor-judge.role=grader", f"com.docker.compose.project={project}"]}
+    for c in client.containers.list(all=True, filters=filters):
+        with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
+            c.remove(force=True)
 
 
