@@ -1,5 +1,6 @@
 """Correct answers, but a background thread steals the grader's requests from the runner's
-private input channel (every pipe or socket fd it finds). Expected: not AC (TLE or RE)."""
+private input channel (every pipe or socket fd it finds). Expected: TLE or RE once a request is
+stolen; AC (earned: the answers are correct) when the thread never wins the race."""
 
 import os
 import stat
