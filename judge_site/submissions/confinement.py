@@ -26,9 +26,6 @@ from sandbox.problem import ProblemPackage
 log = logging.getLogger(__name__)
 
 GRADER_LABEL = "tensor-judge.role"
-# The host name of the process that started a grader (its container's short id under compose):
-# a package check's grader has no worker label, and whoever cleans up after a stack finds it.
-GRADER_HOST_LABEL = "tensor-judge.grader-host"
 IMAGE_GRADER_SCRIPT = "/app/sandbox/grader_process.py"  # where the worker image holds it
 
 _graders: dict[str, ConfinedGraders] = {}
@@ -95,8 +92,7 @@ def graders(
         found = _graders.get(backend_name)
         if found is not None:
             return found
-        spec = _spec({**(labels or {}), GRADER_LABEL: "grader",
-                      GRADER_HOST_LABEL: socket.gethostname()})
+        spec = _spec({**(labels or {}), GRADER_LABEL: "grader"})
         image = grader_image() if backend_name == "docker" else None
         if image is not None:
             runner = get_backend(

@@ -293,6 +293,8 @@ def shape_entry(
     }
 
 
+# How a result's note ends when the quiet cap was weighed (the hostile tests look for it).
+QUIET_CAP_NOTE = "its time with your code stopped bounds it"
 
 
 def waited_note(base: Series, quiet_blocks: list[Series | None]) -> str:
@@ -306,7 +308,7 @@ def waited_note(base: Series, quiet_blocks: list[Series | None]) -> str:
     )
     if stopped is not None:
         said += f" ({100 * stopped:.1f} % with your code stopped)"
-    return f"{said}: its time with your code stopped bounds it"
+    return f"{said}: {QUIET_CAP_NOTE}"
 
 
 def cadence_s(series: Series) -> float:

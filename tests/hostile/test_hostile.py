@@ -25,6 +25,7 @@ import machine_load
 import pytest
 
 from sandbox.backends.base import Backend, get_backend
+from sandbox.bench import QUIET_CAP_NOTE
 from sandbox.contracts import JudgeResult, Limits, Mode, Verdict
 from sandbox.feedback import hidden_policy, result_for_student
 from sandbox.problem import ProblemPackage, load_package
@@ -138,9 +139,6 @@ EXPECT: dict[str, Expect] = {
     "stderr_flood": one(Verdict.OLE, Verdict.RE),
     "signal_shield": one(Verdict.TLE),
 }
-# What a benchmark's note says when the baseline's time with the student's code stopped
-# bounded it (sandbox/bench waited_note).
-QUIET_CAP_SAYS = "its time with your code stopped bounds it"
 # What one judging may add to the worker's peak memory (its reference run, one capped frame).
 MAX_WORKER_GROWTH_MIB = 1024
 # A correct gather racing the baseline gather cannot honestly be this much faster.
@@ -313,7 +311,7 @@ def test_it_withstands(
         # Above the bound only on a host busy beyond its CPUs, whose load slows the quiet
         # rounds too, and then with the quiet cap applied (test_spin_pinned.py says more).
         assert not bench.verified or bench.speedup < expect.max_speedup or (
-            stretch > 1.0 and QUIET_CAP_SAYS in bench.note
+            stretch > 1.0 and QUIET_CAP_NOTE in bench.note
         ), f"{summary}; {bench}; load x{stretch:.1f}"
     if expect.hides:  # in what the student is shown (staff keep the whole result, by design)
         shown = result_for_student(result, hidden_policy(package.manifest))

@@ -237,8 +237,8 @@ def test_a_submission_made_on_the_site_is_judged_by_the_worker(stack: Stack) -> 
 @pytest.mark.docker
 @pytest.mark.slow
 def test_the_worker_judges_the_next_submission_in_a_sandbox_started_ahead(stack: Stack) -> None:
-    """Compose's worker keeps sandboxes warm (JUDGE_SANDBOX_POOL_SIZE; 1 on this stack): a judging after the
-    first finds it ready, and the verdict is the same.
+    """Compose's worker keeps sandboxes warm (JUDGE_SANDBOX_POOL_SIZE; 1 on this stack): a
+    judging after the first finds it ready, and the verdict is the same.
 
     Each of the worker's processes (two on this stack) fills its own pool after its first
     judging, and Celery hands a task to either: by the third judging both have judged once, so
