@@ -3,19 +3,37 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 
 from judge_site.catalog.models import Difficulty, Draft, Problem
-from judge_site.submissions.models import BestResult, ProblemStats
+from judge_site.core.prepared import PreparedQuery
+from judge_site.submissions.models import BestResult, Submission
 
 STATUS_FILTERS = ("solved", "tried", "todo")
 
 
 @dataclass(frozen=True)
+class ListedProblem:
+    """What the problem list shows of a problem, with its counters (Submit judgings)."""
+
+    pk: int
+    number: int
+    title: str
+    published: bool
+    difficulty: str
+    chapter: str
+    tags: list[str]
+    accepted: int
+    judged: int
+
+
+@dataclass(frozen=True)
 class ProblemRow:
-    problem: Problem
+    problem: ListedProblem
     solved: bool
     tried: bool
     accepted: int
@@ -37,57 +55,146 @@ def problem_get(user: AbstractBaseUser | AnonymousUser, number: int) -> Problem 
     return problem_visible_to(user).filter(number=number).first()
 
 
-def problem_tags(user: AbstractBaseUser | AnonymousUser) -> list[str]:
+# The problem page's reads, compiled once (judge_site/core/prepared.py): the problem with its
+# counters (ProblemStats, for the statistics) and the admin's hint overrides (HintSettings),
+# in one query; then the viewer's latest submission and draft.
+_PROBLEM_FIELDS = tuple(f.attname for f in Problem._meta.concrete_fields)
+_PAGE_EXTRAS = ("stats__generation", "stats__judged", "stats__accepted", "stats__solvers",
+                "stats__tried", "hint_settings__enabled", "hint_settings__after",
+                "hint_settings__cooldown_s")
+
+
+def _problem_page_qs(staff: bool, number: int) -> QuerySet[Any]:
+    qs = Problem.objects.all() if staff else Problem.objects.filter(published=True)
+    return qs.filter(number=number).values_list(*_PROBLEM_FIELDS, *_PAGE_EXTRAS)[:1]
+
+
+_PAGE = PreparedQuery(_problem_page_qs, number=int)
+_LATEST = PreparedQuery(
+    lambda user_id, problem_id: Submission.objects.filter(user_id=user_id, problem_id=problem_id)
+    .order_by("-created_at")
+    .values_list("pk", "status", "created_at")[:1],
+    user_id=int,
+    problem_id=int,
+)
+_DRAFT = PreparedQuery(
+    lambda user_id, problem_id: Draft.objects.filter(user_id=user_id, problem_id=problem_id)
+    .order_by("pk")
+    .values_list("code", flat=True)[:1],
+    user_id=int,
+    problem_id=int,
+)
+
+
+@dataclass(frozen=True)
+class LatestSubmission:
+    pk: int
+    status: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ProblemPage:
+    """What the problem page reads in its first query: the problem, its counters
+    (``ProblemStats``: generation, judged, accepted, solvers, tried; None without a row) and
+    the admin's hint overrides (``HintSettings``: enabled, after, cooldown_s; None without)."""
+
+    problem: Problem
+    counters: tuple[int, int, int, int, int] | None
+    hint_override: tuple[bool, int | None, float | None] | None
+
+
+def problem_page(user: AbstractBaseUser | AnonymousUser, number: int) -> ProblemPage | None:
+    """The problem ``number`` as ``problem_get`` finds it, with its counters and hint
+    overrides (one query)."""
+    row = _PAGE.first(bool(getattr(user, "is_staff", False)), number=number)
+    if row is None:
+        return None
+    width = len(_PROBLEM_FIELDS)
+    problem = Problem.from_db("default", list(_PROBLEM_FIELDS), list(row[:width]))
+    counters, hints = row[width:width + 5], row[width + 5:]
+    return ProblemPage(
+        problem,
+        counters if counters[0] is not None else None,  # type: ignore[arg-type]
+        hints if hints[0] is not None else None,  # type: ignore[arg-type]
+    )
+
+
+def latest_submission(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> LatestSubmission | None:
+    """The user's newest submission of ``problem`` (any mode and status), or None."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    row = _LATEST.first(user_id=user.pk, problem_id=problem.pk)
+    return LatestSubmission(*row) if row else None
+
+
+# The problem list's reads, compiled once (judge_site/core/prepared.py): the visible problems
+# with their counters (a handful of rows, whatever the history), and the viewer's marks.
+_LISTED = PreparedQuery(
+    lambda staff: (Problem.objects.all() if staff else Problem.objects.filter(published=True))
+    .order_by("number")
+    .values_list("pk", "number", "title", "published", "difficulty", "chapter", "tags",
+                 "stats__accepted", "stats__judged")
+)
+_MARKS = PreparedQuery(
+    lambda user_id: BestResult.objects.filter(user_id=user_id).values_list(
+        "problem_id", "accepted"
+    ),
+    user_id=int,
+)
+
+
+def problems_listed(user: AbstractBaseUser | AnonymousUser) -> list[ListedProblem]:
+    """The problems ``user`` may see, in number order, with their counters (one query)."""
+    return [
+        ListedProblem(pk, number, title, published, difficulty, chapter, tags or [],
+                      accepted or 0, judged or 0)
+        for pk, number, title, published, difficulty, chapter, tags, accepted, judged
+        in _LISTED.rows(bool(getattr(user, "is_staff", False)))
+    ]
+
+
+def problem_tags(listed: list[ListedProblem]) -> list[str]:
+    """Every tag of the listed problems, sorted."""
     tags: set[str] = set()
-    for row in problem_visible_to(user).values_list("tags", flat=True):
-        tags.update(str(t) for t in row or [])
+    for problem in listed:
+        tags.update(str(t) for t in problem.tags)
     return sorted(tags)
 
 
 def problem_list(
     user: AbstractBaseUser | AnonymousUser,
+    listed: list[ListedProblem],
     *,
     difficulty: str = "",
     tag: str = "",
     status: str = "",
 ) -> list[ProblemRow]:
-    """Problems in number order with the user's solved/tried marks and acceptance rates
-    (tried: the user has a submission of it, queued ones included).
+    """The ``listed`` problems (problems_listed) with the user's solved/tried marks and
+    acceptance rates (tried: the user has a submission of it, queued ones included).
 
     ``status`` filters by the user's marks (solved, tried = attempted but not solved, todo).
     """
-    qs = problem_visible_to(user).defer(
-        "statement_md", "starter_code", "manifest", "public_examples", "package_dir"
-    )
-    if difficulty in Difficulty.values:
-        qs = qs.filter(difficulty=difficulty)
-    # Counters and marks from the aggregates (judge_site/submissions/stats.py): a handful of
-    # rows, whatever the number of submissions.
-    counters = {
-        pid: (accepted, judged)
-        for pid, accepted, judged in ProblemStats.objects.values_list(
-            "problem_id", "accepted", "judged"
-        )
-    }
+    # Marks from the aggregates (judge_site/submissions/stats.py): a row per problem tried.
     solved: set[int] = set()
     tried: set[int] = set()
     if getattr(user, "is_authenticated", False):
-        for pid, accepted in BestResult.objects.filter(user_id=user.pk).values_list(
-            "problem_id", "accepted"
-        ):
+        for pid, accepted in _MARKS.rows(user_id=user.pk):
             tried.add(pid)
             if accepted:
                 solved.add(pid)
     rows = []
-    for problem in qs.order_by("number"):
-        if tag and tag not in (problem.tags or []):
+    for problem in listed:
+        if difficulty in Difficulty.values and problem.difficulty != difficulty:
+            continue
+        if tag and tag not in problem.tags:
             continue
         row = ProblemRow(
             problem=problem,
             solved=problem.pk in solved,
             tried=problem.pk in tried and problem.pk not in solved,
-            accepted=counters.get(problem.pk, (0, 0))[0],
-            judged=counters.get(problem.pk, (0, 0))[1],
+            accepted=problem.accepted,
+            judged=problem.judged,
         )
         if status == "solved" and not row.solved:
             continue
@@ -103,11 +210,7 @@ def draft_code(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> str 
     """The user's draft of ``problem``, or None (anonymous users keep none)."""
     if not user.is_authenticated:
         return None
-    return (
-        Draft.objects.filter(user_id=user.pk, problem=problem)
-        .values_list("code", flat=True)
-        .first()
-    )
+    return _DRAFT.first(user_id=user.pk, problem_id=problem.pk)
 
 
 def practice_notes(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> str | None:

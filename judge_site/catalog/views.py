@@ -11,10 +11,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
-from judge_site.submissions.models import Status, Submission
+from judge_site.hints.services import hints_for
+from judge_site.submissions.models import Status
 from judge_site.submissions.routing import judging_route
 from judge_site.submissions.selectors import content_key
-from judge_site.submissions.statistics import problem_statistics
+from judge_site.submissions.statistics import statistics_html
 
 RESUME_RECENT_MIN = 10
 
@@ -24,8 +25,11 @@ def problem_list(request: HttpRequest) -> HttpResponse:
     difficulty = request.GET.get("difficulty", "")
     tag = request.GET.get("tag", "")
     status = request.GET.get("status", "") if request.user.is_authenticated else ""
-    rows = selectors.problem_list(request.user, difficulty=difficulty, tag=tag, status=status)
-    tags = selectors.problem_tags(request.user)
+    listed = selectors.problems_listed(request.user)
+    rows = selectors.problem_list(
+        request.user, listed, difficulty=difficulty, tag=tag, status=status
+    )
+    tags = selectors.problem_tags(listed)
     current = {"difficulty": difficulty, "tag": tag, "status": status}
     return render(
         request,
@@ -49,20 +53,16 @@ def problem_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
-    problem = selectors.problem_get(request.user, number)
-    if problem is None:
+    page = selectors.problem_page(request.user, number)
+    if page is None:
         raise Http404("no such problem")
+    problem = page.problem
     resume = None
-    if request.user.is_authenticated:
-        # A refresh resumes the latest judging: still running, or finished a moment ago.
-        latest = (
-            Submission.objects.filter(user_id=request.user.pk, problem=problem)
-            .order_by("-created_at")
-            .first()
-        )
-        recent = timezone.now() - timedelta(minutes=RESUME_RECENT_MIN)
-        if latest is not None and (latest.status != Status.DONE or latest.created_at >= recent):
-            resume = latest
+    # A refresh resumes the latest judging: still running, or finished a moment ago.
+    latest = selectors.latest_submission(request.user, problem)
+    recent = timezone.now() - timedelta(minutes=RESUME_RECENT_MIN)
+    if latest is not None and (latest.status != Status.DONE or latest.created_at >= recent):
+        resume = latest
     limits = (problem.manifest or {}).get("limits", {})
     return render(
         request,
@@ -77,7 +77,8 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             "code": selectors.draft_code(request.user, problem) or problem.starter_code,
             # A practice problem's solution notes: shown after the user's accepted Submit.
             "solution_notes": selectors.practice_notes(request.user, problem),
-            "stats": problem_statistics(problem),
+            "stats_html": statistics_html(problem, page.counters),
+            "hints": hints_for(request.user, problem, page.hint_override),
         },
     )
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judge_site.catalog.models import Problem
+from judge_site.core.prepared import PreparedQuery
 from judge_site.hints.models import HintSettings, HintShown
 from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
 from sandbox.hints import (
@@ -51,19 +52,31 @@ def _cases(package_dir: str, version: str) -> tuple[CaseInfo, ...]:
         return ()
 
 
-def problem_spec(problem: Problem) -> HintSpec:
+# The admin's overrides as (enabled, after, cooldown_s), None without a HintSettings row; a
+# page that read them with the problem passes them in (catalog.selectors.problem_page).
+Override = tuple[bool, int | None, float | None] | None
+_UNREAD: Any = object()
+
+
+def problem_spec(problem: Problem, override: Override = _UNREAD) -> HintSpec:
     """The package's ``[hints]`` with the admin's overrides applied."""
     try:
         spec = parse_hints(problem.manifest or {})
     except PackageError:
         return HintSpec(enabled=False)
-    override = HintSettings.objects.filter(problem=problem).first()
+    if override is _UNREAD:
+        override = (
+            HintSettings.objects.filter(problem=problem)
+            .values_list("enabled", "after", "cooldown_s")
+            .first()
+        )
     if override is None:
         return spec
+    enabled, after, cooldown_s = override
     return HintSpec(
-        enabled=spec.enabled and override.enabled,
-        after=override.after or spec.after,
-        cooldown_s=spec.cooldown_s if override.cooldown_s is None else override.cooldown_s,
+        enabled=spec.enabled and enabled,
+        after=after or spec.after,
+        cooldown_s=spec.cooldown_s if cooldown_s is None else cooldown_s,
         ladders=spec.ladders,
     )
 
@@ -75,25 +88,48 @@ def _label(check: str, cases: list[CaseInfo]) -> str:
     return check if check_is_public(check, cases) else "a hidden test"
 
 
-def hints_for(user: Any, problem: Problem) -> list[ShownHint]:
-    """The hints this student has been shown on this problem, newly due ones recorded first."""
+# The student's failed Submits (the ladder counts them) and the rungs shown, compiled once
+# (judge_site/core/prepared.py): the problem page asks on every view.
+_FAILED_SUBMITS = PreparedQuery(
+    lambda user_id, problem_id: Submission.objects.filter(
+        user_id=user_id, problem_id=problem_id, mode=Mode.SUBMIT, status=Status.DONE
+    )
+    .exclude(verdict__in=[VerdictChoice.AC, VerdictChoice.IE, VerdictChoice.CE, ""])
+    .order_by("created_at")
+    .values_list("code", "created_at", "tests"),
+    user_id=int,
+    problem_id=int,
+)
+_SHOWN = PreparedQuery(
+    lambda user_id, problem_id: HintShown.objects.filter(user_id=user_id, problem_id=problem_id)
+    .order_by("rung")
+    .values_list("check_key", "rung", "shown_at"),
+    user_id=int,
+    problem_id=int,
+)
+
+
+class _Shown(NamedTuple):
+    check_key: str
+    rung: int
+    shown_at: datetime
+
+
+def hints_for(user: Any, problem: Problem, override: Override = _UNREAD) -> list[ShownHint]:
+    """The hints this student has been shown on this problem, newly due ones recorded first
+    (``override``: the admin's settings when the caller read them, see problem_spec)."""
     if not getattr(user, "is_authenticated", False):
         return []
-    spec = problem_spec(problem)
+    spec = problem_spec(problem, override)
     if not spec.enabled or not spec.ladders:
         return []
     cases = list(_cases(problem.package_dir, problem.version))
     if not cases:
         return []
-    subs = (
-        Submission.objects.filter(user_id=user.pk, problem=problem, mode=Mode.SUBMIT, status=Status.DONE)
-        .exclude(verdict__in=[VerdictChoice.AC, VerdictChoice.IE, VerdictChoice.CE, ""])
-        .order_by("created_at")
-        .values_list("code", "created_at", "tests")
-    )
+    subs = _FAILED_SUBMITS.rows(user_id=user.pk, problem_id=problem.pk)
     attempts = [Attempt(code_hash(code), at, frozenset(failing_names(tests or []))) for code, at, tests in subs]
-    shown: dict[str, list[HintShown]] = {}
-    for row in HintShown.objects.filter(user_id=user.pk, problem=problem).order_by("rung"):
+    shown: dict[str, list[Any]] = {}  # _Shown, or the HintShown rows recorded below
+    for row in map(_Shown._make, _SHOWN.rows(user_id=user.pk, problem_id=problem.pk)):
         shown.setdefault(row.check_key, []).append(row)
     now = timezone.now()
     out: list[ShownHint] = []

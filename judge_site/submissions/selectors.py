@@ -12,9 +12,10 @@ from typing import Any, TypeAlias, TypeVar
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
-from django.db.models import F, QuerySet, Sum
+from django.db.models import F, Func, IntegerField, QuerySet, Sum
 
 from judge_site.catalog.models import Device, Problem
+from judge_site.core.prepared import PreparedQuery
 from judge_site.staff.roles import READ_SUBMISSIONS, can
 from judge_site.submissions.models import (
     BestResult,
@@ -126,13 +127,70 @@ def submission_history(
     qs = submission_visible_to(user)
     if not (everyone and reads_all_submissions(user)):
         qs = qs.filter(user_id=user.pk)
-    if problem is not None:
-        qs = qs.filter(problem=problem)
+    return _history_filter(qs, problem.pk if problem is not None else None, verdict).order_by(
+        "-created_at"
+    )
+
+
+# What the history table shows of a submission (of the benchmark, its speedup).
+HISTORY_FIELDS = {
+    "pk": "pk", "created_at": "created_at", "mode": "mode", "status": "status",
+    "verdict": "verdict", "username": "user__username", "number": "problem__number",
+    "title": "problem__title", "speedup": "benchmark__speedup",
+}
+
+
+def _history_filter(qs: QuerySet[Submission], problem_id: int | None, verdict: str) -> QuerySet[Submission]:
+    if problem_id is not None:
+        qs = qs.filter(problem_id=problem_id)
     if verdict in VerdictChoice.values:
         qs = qs.filter(verdict=verdict)
     elif verdict in (Status.QUEUED, Status.RUNNING):
         qs = qs.filter(status=verdict)
-    return qs.order_by("-created_at")
+    return qs
+
+
+def _own_history(problem_id: int | None, verdict: str, user_id: int) -> QuerySet[Submission]:
+    return _history_filter(Submission.objects.filter(user_id=user_id), problem_id, verdict)
+
+
+# A user's own history, compiled once per filter and page (judge_site/core/prepared.py).
+_OWN_COUNT = PreparedQuery(
+    lambda problem_id, verdict, user_id: _own_history(problem_id, verdict, user_id)
+    .order_by()
+    # COUNT as a plain function: an aggregate in values_list would GROUP BY the rows.
+    .values_list(Func(F("pk"), function="COUNT", output_field=IntegerField())),
+    user_id=int,
+)
+_OWN_ROWS = PreparedQuery(
+    lambda problem_id, verdict, start, stop, user_id: _own_history(problem_id, verdict, user_id)
+    .order_by("-created_at")
+    .values_list(*HISTORY_FIELDS.values())[start:stop],
+    user_id=int,
+)
+
+
+class OwnHistory:
+    """A user's own submissions, newest first, filtered as ``submission_history`` filters
+    them, as the rows of the history table (dicts of HISTORY_FIELDS): what a Paginator
+    needs (``count()`` and slices), each one compiled query."""
+
+    def __init__(self, user_id: int, problem: Problem | None = None, verdict: str = "") -> None:
+        self.user_id = user_id
+        self.problem_id = problem.pk if problem is not None else None
+        # Only the filters that change the query are part of its shape.
+        valid = verdict in VerdictChoice.values or verdict in (Status.QUEUED, Status.RUNNING)
+        self.verdict = verdict if valid else ""
+
+    def count(self) -> int:
+        found = _OWN_COUNT.first(self.problem_id, self.verdict, user_id=self.user_id)
+        return int(found[0]) if found else 0
+
+    def __getitem__(self, window: slice) -> list[dict[str, Any]]:
+        rows = _OWN_ROWS.rows(
+            self.problem_id, self.verdict, window.start, window.stop, user_id=self.user_id
+        )
+        return [dict(zip(HISTORY_FIELDS, row, strict=True)) for row in rows]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,12 @@ change of those rows moves; a page view reads one counter row, whatever the hist
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
 
 from judge_site.catalog.models import Problem
 from judge_site.submissions.models import BestResult, ProblemStats
@@ -43,15 +48,41 @@ class ProblemStatistics:
         return self.accepted / self.submitters if self.submitters else None
 
 
-def problem_statistics(problem: Problem) -> ProblemStatistics:
-    """The statistics of ``problem``: cached under its counters (see the module doc)."""
-    counters = (
+_UNREAD: Any = object()
+
+
+def problem_counters(problem: Problem) -> tuple[int, ...] | None:
+    """The problem's counters (generation, judged, accepted, solvers, tried), None before any."""
+    return (
         ProblemStats.objects.filter(pk=problem.pk)
         .values_list("generation", "judged", "accepted", "solvers", "tried")
         .first()
     )
-    key = "stats:problem:{}:{}".format(problem.pk, ":".join(map(str, counters or ())))
-    return cached(key, lambda: compute_statistics(problem))
+
+
+def statistics_key(problem: Problem, counters: Sequence[int] | None) -> str:
+    """The cache key of the statistics: the problem and its counters (see the module doc)."""
+    return "stats:problem:{}:{}".format(problem.pk, ":".join(map(str, counters or ())))
+
+
+def problem_statistics(problem: Problem, counters: Any = _UNREAD) -> ProblemStatistics:
+    """The statistics of ``problem``: cached under its counters (see the module doc), read
+    here unless the caller read them already (``problem_counters``' tuple or None)."""
+    if counters is _UNREAD:
+        counters = problem_counters(problem)
+    return cached(statistics_key(problem, counters), lambda: compute_statistics(problem))
+
+
+def statistics_html(problem: Problem, counters: Sequence[int] | None) -> SafeString:
+    """The problem page's statistics section, rendered: cached under the same counters, so a
+    view renders nothing while they stay the same (the statistics are only read on a miss)."""
+    html = cached(
+        statistics_key(problem, counters) + ":html",
+        lambda: render_to_string(
+            "catalog/_problem_stats.html", {"stats": problem_statistics(problem, counters)}
+        ),
+    )
+    return mark_safe(html)  # noqa: S308  (our template's output, autoescaped when rendered)
 
 
 def compute_statistics(problem: Problem) -> ProblemStatistics:
