@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -22,6 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.core import requests
+from judge_site.core.prepared import PreparedQuery
 from judge_site.submissions import selectors, services
 
 # Keys are hex (ApiToken.generate_key); anything else cannot match and never reaches a query.
@@ -41,10 +43,28 @@ def _token_user(request: HttpRequest) -> AbstractBaseUser | None | bool:
     key = key.strip()
     if scheme.lower() != "token" or not _TOKEN_KEY.fullmatch(key):
         return False
-    token = ApiToken.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
+    user = _user_of_token(key)
+    if user is None or not user.is_active:
         return False
-    return token.user
+    return user
+
+
+def _user_fields() -> list[str]:
+    return [f.attname for f in get_user_model()._meta.concrete_fields]
+
+
+# Every API call asks: compiled once (judge_site/core/prepared.py).
+_TOKEN_USER = PreparedQuery(
+    lambda key: ApiToken.objects.filter(key=key)
+    .order_by("pk")
+    .values_list(*(f"user__{name}" for name in _user_fields()))[:1],
+    key=str,
+)
+
+
+def _user_of_token(key: str) -> AbstractBaseUser | None:
+    row = _TOKEN_USER.first(key=key)
+    return None if row is None else get_user_model().from_db("default", _user_fields(), row)
 
 
 def _authenticate(request: HttpRequest) -> AbstractBaseUser | AnonymousUser | JsonResponse:
@@ -79,13 +99,16 @@ def problems(request: HttpRequest) -> JsonResponse:
     user = _authenticate(request)
     if isinstance(user, JsonResponse):
         return user
-    qs = (
-        Problem.objects.all()
-        if getattr(user, "is_staff", False)
-        else Problem.objects.filter(published=True)
-    )
-    data = list(qs.order_by("number").values("number", "slug", "title", "difficulty"))
-    return JsonResponse(data, safe=False)
+    rows = _PROBLEMS.rows(bool(getattr(user, "is_staff", False)))
+    return JsonResponse([dict(zip(_PROBLEM_KEYS, row, strict=True)) for row in rows], safe=False)
+
+
+_PROBLEM_KEYS = ("number", "slug", "title", "difficulty")
+_PROBLEMS = PreparedQuery(
+    lambda staff: (Problem.objects.all() if staff else Problem.objects.filter(published=True))
+    .order_by("number")
+    .values_list(*_PROBLEM_KEYS)
+)
 
 
 @csrf_exempt  # CSRF is enforced in _authenticate for cookie-based requests
@@ -139,7 +162,11 @@ def submission_detail(request: HttpRequest, submission_id: int) -> JsonResponse:
         return user
     if not user.is_authenticated:
         return _error("authentication required (header: Authorization: Token <key>)", 401)
-    submission = selectors.submission_get_for(user, submission_id)
+    # One's own submission (the page's poll during a judging) in one compiled query; others'
+    # (staff, instructors) as the submission's page finds them.
+    submission = selectors.own_submission(user, submission_id) or selectors.submission_get_for(
+        user, submission_id
+    )
     if submission is None:
         return _error("no such submission", 404)
     return JsonResponse(selectors.submission_to_json(submission, user))

@@ -12,7 +12,7 @@ from typing import Any, TypeAlias, TypeVar
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
-from django.db.models import F, Func, IntegerField, QuerySet, Sum
+from django.db.models import BigIntegerField, F, Func, IntegerField, QuerySet
 
 from judge_site.catalog.models import Device, Problem
 from judge_site.core.prepared import PreparedQuery
@@ -33,9 +33,9 @@ T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 
-# A submission's page and the API read its problem's name, never its statement or package.
-_PROBLEM_TEXT = ("problem__statement_md", "problem__starter_code", "problem__manifest",
-                 "problem__public_examples")
+# A submission's page and the API read its problem's name and manifest (the feedback policy
+# of hidden tests, the roofline), never its statement or package.
+_PROBLEM_TEXT = ("problem__statement_md", "problem__starter_code", "problem__public_examples")
 
 
 def reads_all_submissions(user: AnyUser) -> bool:
@@ -61,6 +61,32 @@ def submission_get_for(user: AnyUser, submission_id: int) -> Submission | None:
 
     found = submission_visible_to(user).filter(pk=submission_id).first()
     return found or submission_for_instructor(user, submission_id)
+
+
+_SUBMISSION_FIELDS = [f.attname for f in Submission._meta.concrete_fields]
+_PROBLEM_FIELDS = [f.attname for f in Problem._meta.concrete_fields
+                   if f"problem__{f.attname}" not in _PROBLEM_TEXT]
+_OWN_SUBMISSION = PreparedQuery(
+    lambda submission_id, user_id: Submission.objects.filter(pk=submission_id, user_id=user_id)
+    .order_by("pk")
+    .values_list(*_SUBMISSION_FIELDS, *(f"problem__{name}" for name in _PROBLEM_FIELDS))[:1],
+    submission_id=int,
+    user_id=int,
+)
+
+
+def own_submission(user: AnyUser, submission_id: int) -> Submission | None:
+    """The user's own submission with its problem (as submission_visible_to reads them, the
+    user aside) in one compiled query; None when it is not theirs."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    row = _OWN_SUBMISSION.first(submission_id=submission_id, user_id=user.pk)
+    if row is None:
+        return None
+    width = len(_SUBMISSION_FIELDS)
+    submission = Submission.from_db("default", _SUBMISSION_FIELDS, row[:width])
+    submission.problem = Problem.from_db("default", _PROBLEM_FIELDS, row[width:])
+    return submission
 
 
 def submission_queue_position(submission: Submission) -> int | None:
@@ -239,6 +265,7 @@ class BoardPage:
 
 
 BOARD_PAGE_SIZE = 50
+_UNREAD: Any = object()
 BOARD_CACHE_S = 300  # a safety net: entries are keyed by the boards' generations anyway
 
 
@@ -270,13 +297,19 @@ def cached(key: str, compute: Callable[[], T]) -> T:
     return value
 
 
-def leaderboard_problem_page(problem: Problem, page: Any = 1) -> BoardPage:
+def leaderboard_problem_page(
+    problem: Problem, page: Any = 1, counters: tuple[int, int] | None | Any = _UNREAD
+) -> BoardPage:
     """Best accepted speedup per user (ties: earlier submission first), one page, from the
-    BestResult rows; cached until the problem's board changes (ProblemStats.generation)."""
-    total, generation = (
-        ProblemStats.objects.filter(pk=problem.pk).values_list("solvers", "generation").first()
-        or (0, 0)
-    )
+    BestResult rows; cached until the problem's board changes (ProblemStats.generation).
+    ``counters``: (solvers, generation) when the caller read them (None: no ProblemStats)."""
+    if counters is _UNREAD:
+        counters = (
+            ProblemStats.objects.filter(pk=problem.pk)
+            .values_list("solvers", "generation")
+            .first()
+        )
+    total, generation = counters or (0, 0)
     number, num_pages = _page_number(page, total, BOARD_PAGE_SIZE)
     offset = (number - 1) * BOARD_PAGE_SIZE
 
@@ -308,10 +341,19 @@ def benchmark_trust(bench: dict | None) -> str:
     return trust if isinstance(trust, str) and trust else str(Trust.VERIFIED)
 
 
+# The sum of the problems' generations, compiled once (a plain SUM: an aggregate in
+# values_list would GROUP BY the rows).
+_GENERATIONS = PreparedQuery(
+    lambda: ProblemStats.objects.order_by().values_list(
+        Func(F("generation"), function="SUM", output_field=BigIntegerField())
+    )
+)
+
+
 def leaderboard_overall_page(page: Any = 1) -> BoardPage:
     """Users by number of problems accepted (Submit mode), ties by username, one page, from
     UserStats; cached until a solved count changes (the sum of the problems' generations)."""
-    generation = ProblemStats.objects.aggregate(g=Sum("generation"))["g"] or 0
+    generation = (_GENERATIONS.first() or (None,))[0] or 0
 
     def count() -> int:
         return UserStats.objects.filter(solved__gt=0).count()

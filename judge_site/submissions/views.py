@@ -177,14 +177,18 @@ def submission_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def leaderboard_problem(request: HttpRequest, number: int) -> HttpResponse:
-    problem = catalog_selectors.problem_get(request.user, number)
-    if problem is None:
+    # The problem and its counters in one query (the board's size and generation).
+    found = catalog_selectors.problem_page(request.user, number)
+    if found is None:
         raise Http404("no such problem")
-    board = selectors.leaderboard_problem_page(problem, request.GET.get("page", 1))
+    generation, _, _, solvers, _ = found.counters or (0, 0, 0, 0, 0)
+    board = selectors.leaderboard_problem_page(
+        found.problem, request.GET.get("page", 1), (solvers, generation) if found.counters else None
+    )
     return render(
         request,
         "submissions/leaderboard_problem.html",
-        {"problem": problem, "rows": board.rows, "board": board},
+        {"problem": found.problem, "rows": board.rows, "board": board},
     )
 
 

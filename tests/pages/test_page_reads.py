@@ -169,3 +169,29 @@ def test_the_problem_pages_statistics_follow_a_faster_best_with_the_same_counts(
     assert "p = 1.5: 100%" in client.get("/problems/48/").content.decode()
     judged(alice, problem, "WA")
     assert "2 submitted, 1 accepted (50%)" in client.get("/problems/48/").content.decode()
+
+
+def test_the_poll_reads_ones_own_submission_as_the_submission_page_does(
+    alice, bob, problem, enqueued, django_assert_num_queries
+) -> None:
+    judged(alice, problem, "AC", 1.3)
+    done = Submission.objects.get(user=alice)
+    queued = Submission.objects.create(user=alice, problem=problem, code="x", mode=Mode.RUN)
+    for sub in (done, queued):
+        with django_assert_num_queries(1):
+            own = selectors.own_submission(alice, sub.pk)
+        assert own is not None
+        full = selectors.submission_get_for(alice, sub.pk)
+        assert selectors.submission_to_json(own, alice) == selectors.submission_to_json(full, alice)
+    assert selectors.own_submission(bob, done.pk) is None
+    assert selectors.own_submission(alice, 2**40) is None
+
+
+def test_the_api_finds_a_tokens_user_and_refuses_an_inactive_one(client, alice, bob) -> None:
+    from judge_cast import token_for
+
+    headers = {"HTTP_AUTHORIZATION": f"Token {token_for(alice)}"}
+    assert client.get("/api/v1/submissions/123456", **headers).status_code == 404
+    alice.is_active = False
+    alice.save()
+    assert client.get("/api/v1/submissions/123456", **headers).status_code == 401
