@@ -195,3 +195,40 @@ def test_the_api_finds_a_tokens_user_and_refuses_an_inactive_one(client, alice, 
     alice.is_active = False
     alice.save()
     assert client.get("/api/v1/submissions/123456", **headers).status_code == 401
+
+
+def test_a_session_is_read_until_it_expires_or_ends(client, alice) -> None:
+    from django.contrib.sessions.models import Session
+
+    from judge_site.accounts.sessions import SessionStore
+
+    client.force_login(alice)
+    assert "My submissions" in client.get("/").content.decode()
+    key = client.session.session_key
+    assert SessionStore(key).load()  # the logged-in user's data
+    Session.objects.filter(session_key=key).update(expire_date=timezone.now() - timedelta(seconds=1))
+    assert SessionStore(key).load() == {}
+    page = client.get("/").content.decode()
+    assert "My submissions" not in page and "Log in" in page
+    client.force_login(alice)
+    client.post("/accounts/logout/")
+    assert "Log in" in client.get("/").content.decode()
+    assert SessionStore("no-such-session-key").load() == {}
+
+
+def test_a_login_and_a_password_change_keep_the_session_a_logout_ends_it(client, alice) -> None:
+    response = client.post("/accounts/login/", {"username": "alice", "password": "alice-pass-123"})
+    assert response.status_code == 302
+    assert '<span class="username">alice</span>' in client.get("/").content.decode()
+    client.post("/accounts/password_change/", {
+        "old_password": "alice-pass-123", "new_password1": "a-new-pass-4567-xyz",
+        "new_password2": "a-new-pass-4567-xyz",
+    })
+    assert '<span class="username">alice</span>' in client.get("/").content.decode()
+    other = type(client)()
+    other.force_login(alice)
+    alice.set_password("changed-elsewhere-890")
+    alice.save()  # another session's user changed the password: this one ends
+    assert '<span class="username">alice</span>' not in other.get("/").content.decode()
+    client.post("/accounts/logout/")
+    assert '<span class="username">alice</span>' not in client.get("/").content.decode()
