@@ -127,10 +127,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# django-axes first: it refuses a locked-out login before the password is even checked.
 # Django's database sessions, read in a compiled query (judge_site/accounts/sessions.py).
 SESSION_ENGINE = "judge_site.accounts.sessions"
 
+# django-axes first: it refuses a locked-out login before the password is even checked.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
