@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import PROBLEM_48, ROOT
+from browser_kit import PROBLEM_48, ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -23,7 +23,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import ARTIFACTS, CSP_LISTENER, ROOT, JudgeWorker, private_queue
+from browser_kit import ARTIFACTS, CSP_LISTENER, ROOT, JudgeWorker, private_queue
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -7,7 +7,7 @@ The ``page`` fixture fails any test whose pages cause a violation (see conftest.
 from __future__ import annotations
 
 import pytest
-from conftest import CSP_LISTENER
+from browser_kit import CSP_LISTENER
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

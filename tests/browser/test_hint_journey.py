@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import ARTIFACTS, PROBLEM_48
+from browser_kit import ARTIFACTS, PROBLEM_48
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ARTIFACTS, JudgeWorker, private_queue
+from browser_kit import ARTIFACTS, JudgeWorker, private_queue
 from tiny_package import NUMBER, SMALL_ONLY, package_zip  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ARTIFACTS, PROBLEM_48, ROOT
+from browser_kit import ARTIFACTS, PROBLEM_48, ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

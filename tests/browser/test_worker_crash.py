@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
-from conftest import PROBLEM_48, JudgeWorker, browser_backend, private_queue
+from browser_kit import PROBLEM_48, JudgeWorker, browser_backend, private_queue
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
