@@ -45,10 +45,13 @@ class ProblemRow:
         return self.accepted / self.judged if self.judged else None
 
 
+def visible_problems(staff: bool) -> QuerySet[Problem]:
+    """The problems staff (every one) or anyone else (the published ones) may see."""
+    return Problem.objects.all() if staff else Problem.objects.filter(published=True)
+
+
 def problem_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Problem]:
-    if getattr(user, "is_staff", False):
-        return Problem.objects.all()
-    return Problem.objects.filter(published=True)
+    return visible_problems(bool(getattr(user, "is_staff", False)))
 
 
 def problem_get(user: AbstractBaseUser | AnonymousUser, number: int) -> Problem | None:
@@ -65,8 +68,9 @@ _PAGE_EXTRAS = ("stats__generation", "stats__judged", "stats__accepted", "stats_
 
 
 def _problem_page_qs(staff: bool, number: int) -> QuerySet[Any]:
-    qs = Problem.objects.all() if staff else Problem.objects.filter(published=True)
-    return qs.filter(number=number).values_list(*_PROBLEM_FIELDS, *_PAGE_EXTRAS)[:1]
+    return visible_problems(staff).filter(number=number).values_list(
+        *_PROBLEM_FIELDS, *_PAGE_EXTRAS
+    )[:1]
 
 
 _PAGE = PreparedQuery(_problem_page_qs, number=int)
@@ -131,7 +135,7 @@ def latest_submission(user: AbstractBaseUser | AnonymousUser, problem: Problem) 
 # The problem list's reads, compiled once (judge_site/core/prepared.py): the visible problems
 # with their counters (a handful of rows, whatever the history), and the viewer's marks.
 _LISTED = PreparedQuery(
-    lambda staff: (Problem.objects.all() if staff else Problem.objects.filter(published=True))
+    lambda staff: visible_problems(staff)
     .order_by("number")
     .values_list("pk", "number", "title", "published", "difficulty", "chapter", "tags",
                  "stats__accepted", "stats__judged")

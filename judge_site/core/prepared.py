@@ -30,6 +30,9 @@ from django.db.models.sql.compiler import SQLCompiler
 # within every integer column's range (Django turns a lookup beyond it into an empty result,
 # with no SQL); only a constant of the queryset equal to a marker could be taken for it.
 _INT_BASE = 2_147_000_000
+# A default argument meaning "the caller did not read it": a reader given what a page's
+# compiled query already read (None included: no such row) does not read it again.
+UNREAD: Any = object()
 SHAPES_KEPT = 128
 _Kinds = dict[str, type]
 

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judge_site.catalog.models import Problem
-from judge_site.core.prepared import PreparedQuery
+from judge_site.core.prepared import UNREAD, PreparedQuery
 from judge_site.hints.models import HintSettings, HintShown
 from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
 from sandbox.hints import (
@@ -55,16 +55,15 @@ def _cases(package_dir: str, version: str) -> tuple[CaseInfo, ...]:
 # The admin's overrides as (enabled, after, cooldown_s), None without a HintSettings row; a
 # page that read them with the problem passes them in (catalog.selectors.problem_page).
 Override = tuple[bool, int | None, float | None] | None
-_UNREAD: Any = object()
 
 
-def problem_spec(problem: Problem, override: Override = _UNREAD) -> HintSpec:
+def problem_spec(problem: Problem, override: Override = UNREAD) -> HintSpec:
     """The package's ``[hints]`` with the admin's overrides applied."""
     try:
         spec = parse_hints(problem.manifest or {})
     except PackageError:
         return HintSpec(enabled=False)
-    if override is _UNREAD:
+    if override is UNREAD:
         override = (
             HintSettings.objects.filter(problem=problem)
             .values_list("enabled", "after", "cooldown_s")
@@ -115,7 +114,7 @@ class _Shown(NamedTuple):
     shown_at: datetime
 
 
-def hints_for(user: Any, problem: Problem, override: Override = _UNREAD) -> list[ShownHint]:
+def hints_for(user: Any, problem: Problem, override: Override = UNREAD) -> list[ShownHint]:
     """The hints this student has been shown on this problem, newly due ones recorded first
     (``override``: the admin's settings when the caller read them, see problem_spec)."""
     if not getattr(user, "is_authenticated", False):

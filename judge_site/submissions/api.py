@@ -7,6 +7,7 @@ anything that is not a safe method.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -22,6 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
+from judge_site.catalog.selectors import visible_problems
 from judge_site.core import requests
 from judge_site.core.prepared import PreparedQuery
 from judge_site.submissions import selectors, services
@@ -49,6 +51,7 @@ def _token_user(request: HttpRequest) -> AbstractBaseUser | None | bool:
     return user
 
 
+@functools.cache
 def _user_fields() -> list[str]:
     return [f.attname for f in get_user_model()._meta.concrete_fields]
 
@@ -105,9 +108,7 @@ def problems(request: HttpRequest) -> JsonResponse:
 
 _PROBLEM_KEYS = ("number", "slug", "title", "difficulty")
 _PROBLEMS = PreparedQuery(
-    lambda staff: (Problem.objects.all() if staff else Problem.objects.filter(published=True))
-    .order_by("number")
-    .values_list(*_PROBLEM_KEYS)
+    lambda staff: visible_problems(staff).order_by("number").values_list(*_PROBLEM_KEYS)
 )
 
 

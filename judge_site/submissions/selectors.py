@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.db.models import BigIntegerField, F, Func, IntegerField, QuerySet
 
 from judge_site.catalog.models import Device, Problem
-from judge_site.core.prepared import PreparedQuery
+from judge_site.core.prepared import UNREAD, PreparedQuery
 from judge_site.staff.roles import READ_SUBMISSIONS, can
 from judge_site.submissions.models import (
     BestResult,
@@ -265,7 +265,6 @@ class BoardPage:
 
 
 BOARD_PAGE_SIZE = 50
-_UNREAD: Any = object()
 BOARD_CACHE_S = 300  # a safety net: entries are keyed by the boards' generations anyway
 
 
@@ -298,12 +297,12 @@ def cached(key: str, compute: Callable[[], T]) -> T:
 
 
 def leaderboard_problem_page(
-    problem: Problem, page: Any = 1, counters: tuple[int, int] | None | Any = _UNREAD
+    problem: Problem, page: Any = 1, counters: tuple[int, int] | None | Any = UNREAD
 ) -> BoardPage:
     """Best accepted speedup per user (ties: earlier submission first), one page, from the
     BestResult rows; cached until the problem's board changes (ProblemStats.generation).
     ``counters``: (solvers, generation) when the caller read them (None: no ProblemStats)."""
-    if counters is _UNREAD:
+    if counters is UNREAD:
         counters = (
             ProblemStats.objects.filter(pk=problem.pk)
             .values_list("solvers", "generation")

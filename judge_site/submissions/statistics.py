@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from judge_site.catalog.models import Problem
+from judge_site.core.prepared import UNREAD
 from judge_site.submissions.models import BestResult, ProblemStats
 from judge_site.submissions.selectors import cached
 
@@ -48,7 +49,6 @@ class ProblemStatistics:
         return self.accepted / self.submitters if self.submitters else None
 
 
-_UNREAD: Any = object()
 
 
 def problem_counters(problem: Problem) -> tuple[int, ...] | None:
@@ -65,10 +65,10 @@ def statistics_key(problem: Problem, counters: Sequence[int] | None) -> str:
     return "stats:problem:{}:{}".format(problem.pk, ":".join(map(str, counters or ())))
 
 
-def problem_statistics(problem: Problem, counters: Any = _UNREAD) -> ProblemStatistics:
+def problem_statistics(problem: Problem, counters: Any = UNREAD) -> ProblemStatistics:
     """The statistics of ``problem``: cached under its counters (see the module doc), read
     here unless the caller read them already (``problem_counters``' tuple or None)."""
-    if counters is _UNREAD:
+    if counters is UNREAD:
         counters = problem_counters(problem)
     return cached(statistics_key(problem, counters), lambda: compute_statistics(problem))
 
