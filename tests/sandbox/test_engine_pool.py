@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import override_settings
@@ -73,10 +74,8 @@ def test_the_second_judging_of_a_worker_runs_in_a_pooled_sandbox(pooling: None) 
     client = docker.from_env()
     # Only this run's pools: a judge's stack or another test run beside it pools its own.
     ours = {"label": [POOLED, f"{OWNER_LABEL}={pool_owner()}"]}
-    deadline = time.monotonic() + 10
-    while client.containers.list(all=True, filters=ours) and time.monotonic() < deadline:
-        time.sleep(0.5)  # a refill in flight sees the closed pool and removes its sandbox
-    assert not client.containers.list(all=True, filters=ours)
+    # A refill in flight sees the closed pool and removes its sandbox.
+    assert not _left_after(client, ours, within_s=10)
 
 
 @pytest.mark.docker
@@ -112,9 +111,15 @@ def test_a_worker_keeps_the_baselines_sandbox_between_submits(pooling: None) -> 
 
     engine.close_pools()
     client = docker.from_env()
-    deadline = time.monotonic() + 10
-    while client.containers.list(all=True, filters={"id": ours}) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not client.containers.list(all=True, filters={"id": ours}), (
+    assert not _left_after(client, {"id": ours}, within_s=10), (
         "closing the pools leaves no kept sandbox behind"
     )
+
+
+def _left_after(client: Any, filters: dict[str, Any], within_s: float) -> list[Any]:
+    """The containers matching ``filters`` still there, waiting up to ``within_s`` for them
+    to go (a removal may still be on its way)."""
+    deadline = time.monotonic() + within_s
+    while (left := client.containers.list(all=True, filters=filters)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return left
