@@ -143,8 +143,11 @@ class DockerBackend(Backend):
         """Remove labelled sandboxes created more than ``older_than_s`` ago (running or not)."""
         now = time.time()
         removed = 0
-        for container in self.client.containers.list(all=True, filters={"label": LABEL}):
-            created = container.labels.get(LABEL_CREATED, "")
+        # sparse: no inspect per container, which fails (NotFound) for one removed meanwhile
+        # (by its judging, or another sweep); the list's own answer carries the labels.
+        listed = self.client.containers.list(all=True, sparse=True, filters={"label": LABEL})
+        for container in listed:
+            created = (container.attrs.get("Labels") or {}).get(LABEL_CREATED, "")
             try:
                 age_s = now - float(created)
             except ValueError:

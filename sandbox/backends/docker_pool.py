@@ -333,7 +333,8 @@ def remove_pooled(client: Any, owner: str | None = None) -> int:
     owner = owner or pool_owner()
     removed = 0
     filters = {"label": [f"{POOLED_LABEL}=1", f"{OWNER_LABEL}={owner}"]}
-    for container in client.containers.list(all=True, filters=filters):
+    # sparse: no inspect per container, which fails for one removed meanwhile
+    for container in client.containers.list(all=True, sparse=True, filters=filters):
         with contextlib.suppress(Exception):
             container.remove(force=True)
             removed += 1

@@ -49,7 +49,7 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
         """The sandboxes of this test's workers (both carry the node name queue@host)."""
         assert docker_client is not None
         label = f"tensor-judge.worker={queue}@{socket.gethostname()}"
-        return docker_client.containers.list(all=True, filters={"label": label})
+        return docker_client.containers.list(all=True, sparse=True, filters={"label": label})
 
     def current() -> Submission:
         return Submission.objects.get(pk=sub.pk)

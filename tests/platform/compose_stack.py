@@ -171,17 +171,23 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
     import docker
 
     client = docker.from_env()
+    # sparse: the list's own fields, no inspect per container (another run's may go meanwhile)
     left = [
-        c
-        for c in client.containers.list(all=True, filters={"label": "tensor-judge.pool-owner"})
-        if c.labels["tensor-judge.pool-owner"] in ours
+        labels
+        for c in client.containers.list(
+            all=True, sparse=True, filters={"label": "tensor-judge.pool-owner"}
+        )
+        if (labels := c.attrs.get("Labels") or {})["tensor-judge.pool-owner"] in ours
     ]
-    assert not left, f"warm sandboxes left after compose down: {[c.labels for c in left]}"
+    assert not left, f"warm sandboxes left after compose down: {left}"
     # A sandbox of a worker killed at its stop timeout (or mid-judging by a test) waits for a
     # later worker's orphan sweep on this engine: this stack's go now, so that none outlives
     # the run (a worker's label is "<queue>@<container id>").
-    for c in client.containers.list(all=True, filters={"label": "tensor-judge.sandbox"}):
-        if c.labels.get("tensor-judge.worker", "").rpartition("@")[2][:12] in ours:
+    for c in client.containers.list(
+        all=True, sparse=True, filters={"label": "tensor-judge.sandbox"}
+    ):
+        worker = (c.attrs.get("Labels") or {}).get("tensor-judge.worker", "")
+        if worker.rpartition("@")[2][:12] in ours:
             with contextlib.suppress(docker.errors.NotFound):
                 c.remove(force=True)
 
@@ -195,7 +201,7 @@ def remove_graders_of(project: str) -> None:
 
     client = docker.from_env()
     filters = {"label": ["tensor-judge.role=grader", f"com.docker.compose.project={project}"]}
-    for c in client.containers.list(all=True, filters=filters):
+    for c in client.containers.list(all=True, sparse=True, filters=filters):
         with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
             c.remove(force=True)
 

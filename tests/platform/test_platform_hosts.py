@@ -195,8 +195,11 @@ def _remove_sandboxes_of_this_machine_name() -> None:
 
     host = socket.gethostname()
     client = docker.from_env()
-    for container in client.containers.list(all=True, filters={"label": "tensor-judge.sandbox"}):
-        labels = container.labels
+    # sparse: the list's own fields, no inspect per container (another run's may go meanwhile)
+    for container in client.containers.list(
+        all=True, sparse=True, filters={"label": "tensor-judge.sandbox"}
+    ):
+        labels = container.attrs.get("Labels") or {}
         if (
             labels.get("tensor-judge.pool-owner") == host
             or labels.get("tensor-judge.worker") == f"cpu@{host}"

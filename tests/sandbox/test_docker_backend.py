@@ -63,7 +63,7 @@ def run_id(client: Any) -> Iterator[str]:
     """A label value unique to the test; after it, no container with it may remain."""
     rid = uuid.uuid4().hex
     yield rid
-    left = client.containers.list(all=True, filters={"label": f"{TEST_LABEL}={rid}"})
+    left = client.containers.list(all=True, sparse=True, filters={"label": f"{TEST_LABEL}={rid}"})
     for c in left:
         c.remove(force=True)
     assert not left, f"containers left behind: {[c.short_id for c in left]}"
@@ -227,7 +227,7 @@ def test_it_times_out_and_kills_on_close(run_id: str, client: Any) -> None:
     exit_info = box.close()
     assert exit_info.killed_by_us is True
     assert time.monotonic() - t0 < 15
-    assert not client.containers.list(all=True, filters={"id": cid})
+    assert not client.containers.list(all=True, sparse=True, filters={"id": cid})
 
 
 def test_it_kills_at_the_wall_clock_limit(run_id: str) -> None:
@@ -288,7 +288,7 @@ def test_it_removes_the_container_when_the_block_raises(run_id: str, client: Any
         with backend.start(_spec(run_id)) as box:
             cid = box.container_id
             1 / 0  # noqa: B018
-    assert not client.containers.list(all=True, filters={"id": cid})
+    assert not client.containers.list(all=True, sparse=True, filters={"id": cid})
     assert box.close() == box.close()  # idempotent
 
 
@@ -334,7 +334,7 @@ def test_it_reaps_old_orphans_only(run_id: str, client: Any) -> None:
             ids = {
                 c.id
                 for c in client.containers.list(
-                    all=True, filters={"label": f"{TEST_LABEL}={run_id}"}
+                    all=True, sparse=True, filters={"label": f"{TEST_LABEL}={run_id}"}
                 )
             }
             assert old.id not in ids
@@ -366,7 +366,7 @@ def test_the_reap_sandboxes_command_removes_old_orphans(run_id: str, client: Any
     out = io.StringIO()
     call_command("reap_sandboxes", "--older-than", "3600", "--backend", "docker", stdout=out)
     assert "removed" in out.getvalue()
-    assert not client.containers.list(all=True, filters={"id": old.id})
+    assert not client.containers.list(all=True, sparse=True, filters={"id": old.id})
 
 
 def test_the_real_runner_says_hello_and_records_the_environment(run_id: str) -> None:
@@ -511,7 +511,7 @@ def test_a_warm_pool_hands_out_each_ready_sandbox_once(client: Any) -> None:
     finally:
         backend.close()
         time.sleep(0.5)  # a refill in flight sees the closed pool and removes its sandbox
-    left = client.containers.list(all=True, filters={"label": "tensor-judge.pooled=1"})
+    left = client.containers.list(all=True, sparse=True, filters={"label": "tensor-judge.pooled=1"})
     assert not {c.id for c in left} & set(seen)
     assert backend.pool.ready_count() == 0
 

@@ -120,6 +120,8 @@ def _left_after(client: Any, filters: dict[str, Any], within_s: float) -> list[A
     """The containers matching ``filters`` still there, waiting up to ``within_s`` for them
     to go (a removal may still be on its way)."""
     deadline = time.monotonic() + within_s
-    while (left := client.containers.list(all=True, filters=filters)) and time.monotonic() < deadline:
+    while (
+        left := client.containers.list(all=True, sparse=True, filters=filters)
+    ) and time.monotonic() < deadline:
         time.sleep(0.5)
     return left

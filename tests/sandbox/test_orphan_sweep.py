@@ -84,7 +84,12 @@ def test_a_real_orphan_is_removed_and_a_live_sandbox_kept() -> None:
             engine.reap_orphans(force=True)
 
         def left() -> set[str]:
-            return {c.id for c in client.containers.list(all=True, filters={"label": f"sweep-test={run}"})}
+            return {
+                c.id
+                for c in client.containers.list(
+                    all=True, sparse=True, filters={"label": f"sweep-test={run}"}
+                )
+            }
 
         # A removal another sweep began a moment earlier (Docker's 409 "already in progress"
         # to this one) ends on its own: wait for it, bounded.
