@@ -46,16 +46,21 @@ def real_engine_available() -> bool:
     return importlib.util.find_spec("judge_site.submissions.engine") is not None
 
 
-def browser_backend() -> str:
-    """The sandbox of the suite's worker: JUDGE_BROWSER_BACKEND, else docker in CI, else local."""
-    return os.environ.get("JUDGE_BROWSER_BACKEND") or ("docker" if IN_CI else "local")
+def browser_backend(docker: bool = False) -> str:
+    """The sandbox of a worker of the suite: JUDGE_BROWSER_BACKEND, else docker in CI for the
+    journeys that ask for it (``docker``: the student's journey, the worker's crash), else
+    local. The other journeys prove pages, and judge on the local backend even in CI: a Docker
+    sandbox costs about 2 CPU-s to start (its torch import), and what it enforces is proved
+    through Docker by tests/hostile, tests/sandbox and the compose stack's tests/platform."""
+    return os.environ.get("JUDGE_BROWSER_BACKEND") or ("docker" if IN_CI and docker else "local")
 
 
 class JudgeWorker:
     """A Celery worker subprocess (tests/browser/judge_worker.py) on the queue ``queue``,
     sharing the current test database; ``env`` adds to or overrides its environment."""
 
-    def __init__(self, queue: str, env: dict[str, str] | None = None, name: str = "worker") -> None:
+    def __init__(self, queue: str, env: dict[str, str] | None = None, name: str = "worker",
+                 docker: bool = False) -> None:
         from django.db import connection
 
         db = connection.settings_dict
@@ -68,7 +73,7 @@ class JudgeWorker:
             DATABASE_URL=(
                 f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
             ),
-            JUDGE_BACKEND=browser_backend(),
+            JUDGE_BACKEND=browser_backend(docker),
             JUDGE_BROWSER_FAKE_ENGINE="0" if real_engine_available() else "1",
             PYTHONUNBUFFERED="1",
         )

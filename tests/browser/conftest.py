@@ -103,9 +103,13 @@ def problem48(transactional_db: Any) -> Any:
 
 
 @pytest.fixture
-def judge_worker(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    """A Celery worker subprocess on a private queue, sharing the live server's test database."""
-    worker = JudgeWorker(private_queue(monkeypatch, "browser"))
+def judge_worker(
+    live_server: Any, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[dict[str, str]]:
+    """A Celery worker subprocess on a private queue, sharing the live server's test database;
+    judging in Docker sandboxes in CI for a test marked ``sandbox_docker``."""
+    docker = request.node.get_closest_marker("sandbox_docker") is not None
+    worker = JudgeWorker(private_queue(monkeypatch, "browser"), docker=docker)
     worker.start()
     try:
         yield {

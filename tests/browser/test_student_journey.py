@@ -55,6 +55,7 @@ def wait_verdict(page) -> str:
     return done.get_attribute("data-verdict") or ""
 
 
+@pytest.mark.sandbox_docker  # the flagship journey judges in Docker in CI
 def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_worker):
     # Sign up (the platform's form), land on the problem list.
     page.goto("/accounts/signup/")

@@ -40,7 +40,7 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
     from judge_site.submissions.models import Status, Submission
 
     docker_client = None
-    if browser_backend() == "docker":
+    if browser_backend(docker=True) == "docker":
         import docker
 
         docker_client = docker.from_env()
@@ -56,7 +56,7 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
 
     user = get_user_model().objects.create_user("frank", password="frank-pass-123")
     queue = private_queue(monkeypatch, "crash")
-    first = JudgeWorker(queue, name="worker-killed")
+    first = JudgeWorker(queue, name="worker-killed", docker=True)
     first.start()
     try:
         sub = services.submission_create(user, problem48, SLOW_TO_LOAD, "run")
@@ -81,7 +81,7 @@ def test_a_judging_survives_its_worker_being_killed(problem48, monkeypatch):
     assert current().status == Status.QUEUED
 
     # A new worker of the same name: at its start it removes the sandbox its previous run left.
-    second = JudgeWorker(queue, name="worker-after-crash")
+    second = JudgeWorker(queue, name="worker-after-crash", docker=True)
     second.start()
     try:
         wait_for(lambda: current().status == Status.DONE, 240, "the judging after the crash")

@@ -167,6 +167,14 @@ def test_a_visitor_signs_up_and_is_logged_in(stack: Stack) -> None:
     assert status == 200 and not url.endswith("/accounts/signup/"), page[:500]
     _, _, page = browser.get("/accounts/password/")
     assert "dora" in page
+    # The stack runs the real settings: the password is stored with Django's PBKDF2 (the
+    # suite's own settings hash with MD5 for speed, judge_site/settings_test.py).
+    stored = stack.compose(
+        "exec", "-T", "postgres", "psql", "-U", "judge", "-d", "judge", "-Atc",
+        "select split_part(password, '$', 1) from auth_user where username = 'dora'",
+        timeout=60,
+    )  # fmt: skip
+    assert stored.stdout.strip() == "pbkdf2_sha256", stored.stdout + stored.stderr
 
 
 @pytest.mark.docker
