@@ -138,10 +138,10 @@ def _manage_judge(file: Path) -> tuple[dict[str, object], float]:
 
 @pytest.mark.docker
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("file", "verdict"),
-    [("solutions/AC/column_blocks.py", "AC"), ("solutions/WA/single_block.py", "WA")],
-)
+# AC only: every tagged file of 56 (its WA ones too) is judged in the triton image by the
+# catalog's whole check through Docker (tests/catalog/test_catalog_check.py); this proves that
+# manage.py judge routes there.
+@pytest.mark.parametrize(("file", "verdict"), [("solutions/AC/column_blocks.py", "AC")])
 def test_manage_judge_56_runs_in_the_triton_image(file: str, verdict: str) -> None:
     require_image(TRITON_IMAGE)
     result, took = _manage_judge(P56 / file)
