@@ -30,6 +30,13 @@ DEFAULT_GPU_IMAGE = "tensor-judge-sandbox:cuda"
 RUNNER_COMMAND = ["python3", "-I", "/opt/judge/runner.py"]
 
 
+def listed_labels(container: Any) -> dict[str, str]:
+    """The labels of a container from a sparse list (``containers.list(sparse=True)``: no
+    inspect per container, which fails for one removed meanwhile): the list's own answer, as
+    ``container.labels`` reads the inspected form."""
+    return container.attrs.get("Labels") or {}
+
+
 @register
 class DockerBackend(Backend):
     """Options: ``image`` (CPU image), ``gpu_image``, ``gpu_ids`` (GPUs this worker may hand
@@ -143,11 +150,11 @@ class DockerBackend(Backend):
         """Remove labelled sandboxes created more than ``older_than_s`` ago (running or not)."""
         now = time.time()
         removed = 0
-        # sparse: no inspect per container, which fails (NotFound) for one removed meanwhile
-        # (by its judging, or another sweep); the list's own answer carries the labels.
+        # sparse (listed_labels): one removed meanwhile, by its judging or another sweep,
+        # would fail a list that inspects each container (NotFound)
         listed = self.client.containers.list(all=True, sparse=True, filters={"label": LABEL})
         for container in listed:
-            created = (container.attrs.get("Labels") or {}).get(LABEL_CREATED, "")
+            created = listed_labels(container).get(LABEL_CREATED, "")
             try:
                 age_s = now - float(created)
             except ValueError:

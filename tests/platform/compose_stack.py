@@ -82,6 +82,14 @@ class Stack:
         )
         return proc
 
+    def psql(self, sql: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        """``sql`` on the stack's Postgres as the site's user: unaligned rows, fields split by
+        "|" (psql's -At), through the postgres service (its port is not published)."""
+        return self.compose(
+            "exec", "-T", "postgres", "psql", "-U", "judge", "-d", "judge", "-AtF", "|", "-c",
+            sql, timeout=timeout,
+        )  # fmt: skip
+
     def manage(self, service: str, *args: str, timeout: float = 300) -> str:
         proc = self.compose("exec", "-T", service, "python3", "manage.py", *args, timeout=timeout)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -170,6 +178,8 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
     # (Other stacks on this engine have sandboxes of their own.)
     import docker
 
+    from sandbox.backends.docker import listed_labels
+
     client = docker.from_env()
     # sparse: the list's own fields, no inspect per container (another run's may go meanwhile)
     left = [
@@ -177,7 +187,7 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
         for c in client.containers.list(
             all=True, sparse=True, filters={"label": "tensor-judge.pool-owner"}
         )
-        if (labels := c.attrs.get("Labels") or {})["tensor-judge.pool-owner"] in ours
+        if (labels := listed_labels(c))["tensor-judge.pool-owner"] in ours
     ]
     assert not left, f"warm sandboxes left after compose down: {left}"
     # A sandbox of a worker killed at its stop timeout (or mid-judging by a test) waits for a
@@ -186,7 +196,7 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
     for c in client.containers.list(
         all=True, sparse=True, filters={"label": "tensor-judge.sandbox"}
     ):
-        worker = (c.attrs.get("Labels") or {}).get("tensor-judge.worker", "")
+        worker = listed_labels(c).get("tensor-judge.worker", "")
         if worker.rpartition("@")[2][:12] in ours:
             with contextlib.suppress(docker.errors.NotFound):
                 c.remove(force=True)

@@ -169,11 +169,9 @@ def test_a_visitor_signs_up_and_is_logged_in(stack: Stack) -> None:
     assert "dora" in page
     # The stack runs the real settings: the password is stored with Django's PBKDF2 (the
     # suite's own settings hash with MD5 for speed, judge_site/settings_test.py).
-    stored = stack.compose(
-        "exec", "-T", "postgres", "psql", "-U", "judge", "-d", "judge", "-Atc",
-        "select split_part(password, '$', 1) from auth_user where username = 'dora'",
-        timeout=60,
-    )  # fmt: skip
+    stored = stack.psql(
+        "select split_part(password, '$', 1) from auth_user where username = 'dora'"
+    )
     assert stored.stdout.strip() == "pbkdf2_sha256", stored.stdout + stored.stderr
 
 
@@ -400,9 +398,7 @@ def test_an_upgrade_that_brings_a_migration_keeps_every_submission(
         "SELECT (SELECT count(*) FROM django_migrations WHERE app = 'submissions' "
         f"AND name = '{migration}'), (SELECT count(*) FROM upgrade_probe)"
     )
-    proc = stack.compose(
-        "exec", "-T", "postgres", "psql", "-U", "judge", "-d", "judge", "-At", "-c", sql
-    )
+    proc = stack.psql(sql)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"1|{len(before['submissions'])}", proc.stdout
     assert snapshot(stack) == before

@@ -127,10 +127,7 @@ def _print_table(request: pytest.FixtureRequest) -> None:
 
 def _psql(stack: Stack, sql: str) -> list[list[str]] | None:
     """Rows of a query on the stack's Postgres, or None while it is unavailable."""
-    proc = stack.compose(
-        "exec", "-T", "postgres", "psql", "-U", "judge", "-d", "judge", "-AtF", "|", "-c", sql,
-        timeout=30,
-    )  # fmt: skip
+    proc = stack.psql(sql, timeout=30)
     if proc.returncode != 0:
         return None
     return [line.split("|") for line in proc.stdout.splitlines() if line.strip()]
@@ -166,6 +163,8 @@ def _sandboxes_left(stack: Stack) -> list[str]:
     judgings) its host started before the worker's current run."""
     import docker
 
+    from sandbox.backends.docker import listed_labels
+
     client = docker.from_env()
     worker = client.containers.get(stack.compose("ps", "-q", "worker").stdout.strip())
     started = datetime.fromisoformat(worker.attrs["State"]["StartedAt"][:19] + "+00:00")
@@ -175,7 +174,7 @@ def _sandboxes_left(stack: Stack) -> list[str]:
     for c in client.containers.list(
         all=True, sparse=True, filters={"label": "tensor-judge.sandbox"}
     ):
-        labels = c.attrs.get("Labels") or {}
+        labels = listed_labels(c)
         created = float(labels.get("tensor-judge.created", "0"))
         before_restart = created < started.timestamp() - 1
         if labels.get("tensor-judge.worker") != f"cpu@{host}":

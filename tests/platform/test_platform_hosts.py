@@ -141,10 +141,7 @@ class WorkerHost:
 
 
 def _psql(stack: Stack, sql: str) -> list[list[str]]:
-    proc = stack.compose(
-        "exec", "-T", "postgres", "psql", "-U", "judge", "-d", "judge", "-AtF", "|", "-c", sql,
-        timeout=60,
-    )  # fmt: skip
+    proc = stack.psql(sql)
     assert proc.returncode == 0, proc.stderr
     return [line.split("|") for line in proc.stdout.splitlines() if line.strip()]
 
@@ -193,13 +190,15 @@ def _remove_sandboxes_of_this_machine_name() -> None:
     stack's workers, in containers, have their containers' ids)."""
     import docker
 
+    from sandbox.backends.docker import listed_labels
+
     host = socket.gethostname()
     client = docker.from_env()
     # sparse: the list's own fields, no inspect per container (another run's may go meanwhile)
     for container in client.containers.list(
         all=True, sparse=True, filters={"label": "tensor-judge.sandbox"}
     ):
-        labels = container.attrs.get("Labels") or {}
+        labels = listed_labels(container)
         if (
             labels.get("tensor-judge.pool-owner") == host
             or labels.get("tensor-judge.worker") == f"cpu@{host}"
