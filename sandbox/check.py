@@ -271,8 +271,9 @@ def check_package(
         if missing:
             report.skipped = (
                 f"needs {', '.join(missing)}, not importable by this Python, which the local "
-                "backend runs (Triton stays out of the venv): check it with the docker backend "
-                "and the image JUDGE_SANDBOX_IMAGES maps it to (scripts/build_images builds "
+                "backend runs: install it here (the development lock, requirements/lock.txt, "
+                "has triton) or check it with the docker backend and the image "
+                "JUDGE_SANDBOX_IMAGES maps it to (scripts/build_images builds "
                 "tensor-judge-sandbox:triton)"
             )
             return report

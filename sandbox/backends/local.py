@@ -68,6 +68,10 @@ class LocalSandbox(Sandbox):
             "OMP_NUM_THREADS": os.environ.get("JUDGE_LOCAL_THREADS", "1"),
             **RUNNER_ENV,
         }
+        if spec.gpu_id is None:
+            # No GPU: @triton.jit kernels run in Triton's interpreter on CPU tensors, as in the
+            # triton sandbox image (sandbox/images/Dockerfile.triton). Read only by Triton.
+            env["TRITON_INTERPRET"] = "1"
         memory = (spec.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * 1024 * 1024
         cpu_s = int(spec.wall_time_s) + 1
         fsize = max(FILE_SIZE_LIMIT_MIB, spec.output_kib // 1024 * 4) * 1024 * 1024

@@ -1,5 +1,5 @@
 """The catalog's package checks, two at a time in worker processes (test_catalog_check.py):
-every package's local check, and the Triton packages' whole checks through Docker.
+every package's local check, the Triton packages' too (Triton's interpreter, in the venv).
 
 Each check is mostly fresh runner processes starting and importing torch, one after the other:
 one core's work. Two checks side by side use both cores of a CI machine, and the catalog's
@@ -10,7 +10,6 @@ forked: no torch or Django state of the test process is shared), exactly as in t
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
@@ -28,37 +27,14 @@ def check_local(package_dir: str, bench: bool) -> CheckReport:
     return check_package(load_package(Path(package_dir)), get_backend("local"), bench=bench)
 
 
-def check_docker(package_dir: str, bench: bool) -> CheckReport:
-    """check_package(package, the site's docker backend, which routes each package to its
-    image): the job of one worker process (Django set up from the run's settings module)."""
-    import django
-
-    django.setup()
-    from django.test import override_settings
-
-    from judge_site.submissions.engine import backend_from_settings
-    from sandbox.check import check_package
-    from sandbox.problem import load_package
-
-    with override_settings(JUDGE_BACKEND="docker"):
-        backend = backend_from_settings()
-        return check_package(load_package(Path(package_dir)), backend, bench=bench)
-
-
 class CheckPool:
-    """Checks submitted up front, the Docker ones and then the longest first; each test waits
-    for its own. ``jobs``: (package, bench) for the local backend; ``docker``: the same for
-    the docker backend."""
+    """Checks submitted up front, the longest first; each test waits for its own. ``jobs``:
+    (package, bench) for the local backend."""
 
-    def __init__(self, jobs: list[tuple[Path, bool]], first: list[str],
-                 docker: Sequence[tuple[Path, bool]] = ()) -> None:
+    def __init__(self, jobs: list[tuple[Path, bool]], first: list[str]) -> None:
         self._executor = ProcessPoolExecutor(
             max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn")
         )
-        self._docker: dict[str, Future[CheckReport]] = {
-            path.name: self._executor.submit(check_docker, str(path), bench)
-            for path, bench in docker
-        }
         # The long checks first (named in ``first``), so that no long one is left for the end.
         def rank(job: tuple[Path, bool]) -> tuple[int, str, bool]:
             prefix = job[0].name[:3]
@@ -77,10 +53,6 @@ class CheckPool:
         if key not in self._futures and not bench:
             key = (package_dir.name, True)
         return self._futures[key].result()
-
-    def docker_report(self, package_dir: Path) -> CheckReport:
-        """The check of ``package_dir`` through Docker."""
-        return self._docker[package_dir.name].result()
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -4,9 +4,10 @@ memory limit) gets it. Needs the engine and the sandbox image.
 
 What the local package check (test_catalog_check.py) already proves for every tagged file is not
 judged again here: a WA, RE or CE verdict comes from the same runner and the same comparison on
-either backend. The Triton problems 56, 64, 79 and 80 are checked whole through Docker in
-test_catalog_check.py
-(reference, starter, every tagged solution, the benchmark), so they are not judged here again."""
+either backend. The Triton problems (56, 64, 79, 80) are checked whole by the local check too
+(Triton's interpreter, in the venv); here each one's reference is judged in the triton image,
+and problem 56 is checked through the site's own routing backend, with its benchmark: the Triton
+baseline timed in the image."""
 
 from __future__ import annotations
 
@@ -21,11 +22,9 @@ from tests.conftest import IN_CI, require_docker
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
 PACKAGES = sorted(p for p in CATALOG.iterdir() if (p / "problem.toml").is_file())
-CHECKED_WHOLE_THROUGH_DOCKER = {  # test_catalog_check.py
-    "056-triton-embedding-gather", "064-triton-attention-forward", "079-triton-fused-softmax",
-    "080-triton-fused-rmsnorm",
-}
-DOCKER_PACKAGES = [p for p in PACKAGES if p.name not in CHECKED_WHOLE_THROUGH_DOCKER]
+P56 = CATALOG / "056-triton-embedding-gather"
+# Problem 56 is checked through the routing backend below, its reference included.
+DOCKER_PACKAGES = [p for p in PACKAGES if p != P56]
 # Verdicts the sandbox enforces (its limits), which the local backend enforces differently.
 SANDBOX_VERDICTS = {"MLE", "TLE", "OLE"}
 
@@ -62,7 +61,7 @@ def test_docker_judges_reference_and_a_limit_solution(package_dir: Path) -> None
     from sandbox.backends.base import get_backend
     from sandbox.grader import judge
 
-    # A package that `requires` modules (problems 56, 64, 80: triton) runs in the image the default
+    # A package that `requires` modules (problems 64, 79, 80: triton) runs in the image the default
     # JUDGE_SANDBOX_IMAGES maps them to; that image missing skips here, FAILS with CI=true.
     requires = load_package(package_dir).manifest.get("requires", [])
     backend = get_backend("docker", image=image_for(requires)) if requires else get_backend("docker")
@@ -80,3 +79,31 @@ def test_docker_judges_reference_and_a_limit_solution(package_dir: Path) -> None
     verdict, file = limit_solution
     result = judge(package, file.read_text(), mode=Mode.SUBMIT, backend=backend, secret_seed=7)
     assert result.verdict == verdict, (file.name, result.to_json())
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_the_site_checks_a_triton_package_in_the_triton_image(tmp_path: Path) -> None:
+    """The package check through the site's docker backend, which routes problem 56
+    (``requires = ["triton"]``) to the image the default JUDGE_SANDBOX_IMAGES maps it to: the
+    reference is AC there, with a speedup against the Triton baseline timed in that image, and
+    the starter fails. Its tagged solutions (the local check judges them) are left out of the
+    copy checked here."""
+    import shutil
+
+    from django.test import override_settings
+
+    from judge_site.submissions.engine import backend_from_settings, image_for
+    from sandbox.check import check_package
+
+    require_docker()
+    require_image(image_for(["triton"]))
+    copy = tmp_path / P56.name
+    shutil.copytree(P56, copy, ignore=shutil.ignore_patterns("__pycache__", "solutions"))
+    with override_settings(JUDGE_BACKEND="docker"):
+        report = check_package(load_package(copy), backend_from_settings(), bench=True)
+    assert not report.skipped and report.ok, report.render()
+    items = {item.name: item for item in report.items}
+    assert items["starter fails"].ok
+    reference = items["reference (solution.py) is AC"]
+    assert "speedup" in reference.detail, reference.detail

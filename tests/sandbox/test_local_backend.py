@@ -113,5 +113,9 @@ def test_the_runner_environment_holds_no_secrets(
         environ = Path(f"/proc/{box.proc.pid}/environ").read_bytes().split(b"\0")
         names = {item.split(b"=", 1)[0].decode() for item in environ if item}
         assert "SECRET_KEY" not in names
-        assert names <= {"PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS", *RUNNER_ENV}
+        assert names <= {
+            "PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS", "TRITON_INTERPRET", *RUNNER_ENV
+        }
+        # No GPU in this spec: Triton's interpreter, as in the triton sandbox image.
+        assert b"TRITON_INTERPRET=1" in environ
         assert os.environ["SECRET_KEY"] == "do-not-leak"

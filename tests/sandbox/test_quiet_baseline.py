@@ -178,9 +178,10 @@ def _state(pid: int) -> str:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
 
 
-def _wait_state(pid: int, want: str) -> str:
+def _wait_state(pid: int, stopped: bool) -> str:
+    """The process's state once it is (``stopped``) or is not stopped ("T"), or after 10 s."""
     deadline = time.monotonic() + 10
-    while (state := _state(pid)) != want and time.monotonic() < deadline:
+    while ((state := _state(pid)) == "T") != stopped and time.monotonic() < deadline:
         time.sleep(0.05)
     return state
 
@@ -189,9 +190,9 @@ def test_the_local_backend_stops_and_continues_the_runner(local_backend: Backend
     with local_backend.start(SandboxSpec(wall_time_s=60)) as box:
         pid = box.proc.pid  # type: ignore[attr-defined]
         assert box.quiet(True)
-        assert _wait_state(pid, "T") == "T"
+        assert _wait_state(pid, stopped=True) == "T"
         assert box.quiet(False)
-        assert _wait_state(pid, "T") != "T"
+        assert _wait_state(pid, stopped=False) != "T"
     assert not box.quiet(True)  # gone: nothing to stop
 
 
