@@ -43,6 +43,20 @@ def require_docker() -> None:
     pytest.skip(f"Docker is unusable: {why}")
 
 
+def require_triton() -> None:
+    """Skip when triton is not installed, but FAIL in CI, whose venv is made from the lock (which
+    has it). Does not import it: kernels.triton_* choose Triton's interpreter (no GPU) before
+    their own import, and a Triton imported earlier without it cannot run their kernels on CPU."""
+    import importlib.util
+
+    if importlib.util.find_spec("triton") is not None:
+        return
+    why = "triton is not installed here (requirements/lock.txt has it)"
+    if IN_CI:
+        pytest.fail(f"CI=true but {why}")
+    pytest.skip(why)
+
+
 @pytest.fixture(autouse=True)
 def _empty_cache() -> None:
     """Cached pages are keyed by counters that start again in every test's fresh tables."""

@@ -12,6 +12,7 @@ from kernels.lm_head import last_token_indices, sample_logits
 from kernels.logit_lens import logit_lens, rms_norm
 from kernels.param_count import count_parameters, embedding_share
 from kernels.vocab_parallel import vp_argmax_logprob, vp_embed
+from tests.conftest import require_triton
 
 
 @pytest.mark.parametrize("pad_id", [0, -1, 3])
@@ -153,7 +154,7 @@ def test_nearest_neighbours_matches_loops() -> None:
 
 
 def test_triton_gather_matches_indexing_where_triton_is_installed() -> None:
-    pytest.importorskip("triton", reason="triton is not installed (about 1 GB; GPU workers only)")
+    require_triton()
     from kernels.triton_embedding import embedding_gather  # sets TRITON_INTERPRET without a GPU
 
     gen = torch.Generator().manual_seed(4)

@@ -12,6 +12,7 @@ from kernels.norms import (
     layer_norm_backward_float32,
     rms_norm,
 )
+from tests.conftest import require_triton
 
 
 def _loop_rms(h: torch.Tensor, w: torch.Tensor, eps: float) -> torch.Tensor:
@@ -96,7 +97,7 @@ def test_rms_norm_matches_a_row_loop_in_every_dtype_and_layout() -> None:
 
 
 def test_triton_rms_norm_matches_the_reference_where_triton_is_installed() -> None:
-    pytest.importorskip("triton", reason="triton is not installed (about 1 GB; GPU workers only)")
+    require_triton()
     from kernels.triton_rmsnorm import rms_norm as triton_rms_norm  # interpreter without a GPU
 
     gen = torch.Generator().manual_seed(9)

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from kernels.softmax import softmax_rows
+from tests.conftest import require_triton
 
 NEG = float("-inf")
 
@@ -66,7 +67,7 @@ def test_softmax_rows_views_and_half_precision() -> None:
 
 
 def test_triton_softmax_matches_the_reference_where_triton_is_installed() -> None:
-    pytest.importorskip("triton", reason="triton is not installed (about 1 GB; GPU workers only)")
+    require_triton()
     from kernels.triton_softmax import softmax  # sets TRITON_INTERPRET without a GPU
 
     x = _rows()
