@@ -134,7 +134,7 @@ def _manage_judge(file: Path) -> tuple[dict[str, object], float]:
     env = {**os.environ, "JUDGE_BACKEND": "docker", "JUDGE_SANDBOX_IMAGES": f"triton={TRITON_IMAGE}"}
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "manage.py", "judge", "56", str(file), "--json"],
+        [sys.executable, "manage.py", "judge", "56", str(file), "--mode", "run", "--json"],
         cwd=REPO, capture_output=True, text=True, timeout=300, env=env,
     )
     took = time.monotonic() - started
@@ -144,9 +144,10 @@ def _manage_judge(file: Path) -> tuple[dict[str, object], float]:
 
 @pytest.mark.docker
 @pytest.mark.slow
-# AC only: every tagged file of 56 (its WA ones too) is judged in the triton image by the
-# catalog's whole check through Docker (tests/catalog/test_catalog_check.py); this proves that
-# manage.py judge routes there.
+# AC only, a Run: this proves that manage.py judge routes problem 56 to the triton image. Every
+# tagged file of 56 gets its verdict in the local check (tests/catalog/test_catalog_check.py: the
+# same runner and Triton), and 56's check through the site's docker backend, its benchmark with
+# the Triton baseline included, runs in the triton image (tests/catalog/test_catalog_docker.py).
 @pytest.mark.parametrize(("file", "verdict"), [("solutions/AC/column_blocks.py", "AC")])
 def test_manage_judge_56_runs_in_the_triton_image(file: str, verdict: str) -> None:
     require_image(TRITON_IMAGE)
