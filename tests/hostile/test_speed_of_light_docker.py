@@ -1,7 +1,8 @@
 """Never faster than light, judged for real (grader + Docker backend, problem 48 with small
 limits as in test_hostile.py): the machine's limits are measured in the baseline's sandbox,
 a rewound clock (fake_clock.py) is never shown beating the speed of light, and a time below
-it is rejected by the rule ``faster_than_light``. Two Submits, about 30-60 s."""
+it is rejected by the rule ``faster_than_light``. Two Submits (a third or fourth where load
+rejected the times first), about 30-60 s."""
 
 from __future__ import annotations
 
@@ -55,11 +56,23 @@ def test_a_rewound_clock_is_never_shown_faster_than_light(backend: Backend) -> N
         assert shape["submission_ms"] >= shape["sol_ms"], bench
 
 
+# The rules that may reject an honest file's times on a busy host before they are compared with
+# light (a rejected time is not: sandbox/bench/__init__.py); test_grader.py lists the same.
+LOAD_RULES = {"gap_excess", "time_within_round_trip", "time_above_floor", "prepare_excess"}
+
+
 def test_a_time_below_the_speed_of_light_is_rejected(backend: Backend) -> None:
-    result = submit("correct_control", package(scale=1e5), backend)
-    assert result.verdict == Verdict.AC, result.message
-    bench = result.benchmark
-    assert bench is not None and bench.trust == Trust.REJECTED, bench
-    assert "faster_than_light" in bench.rule
-    for shape in bench.shapes:
-        assert shape["sol_fraction"] <= 1 and shape["submission_ms"] >= shape["sol_ms"], bench
+    # Up to three judgings: one whose every shape a burst of load had rejected first (CI's
+    # other session beside it: gap_excess, once in the six runs of stop 35) is judged again.
+    for _ in range(3):
+        result = submit("correct_control", package(scale=1e5), backend)
+        assert result.verdict == Verdict.AC, result.message
+        bench = result.benchmark
+        assert bench is not None and bench.trust == Trust.REJECTED, bench
+        for shape in bench.shapes:
+            assert shape["sol_fraction"] <= 1 and shape["submission_ms"] >= shape["sol_ms"], bench
+        rules = set(bench.rule.split("; "))
+        if "faster_than_light" in rules:
+            break
+        assert rules <= LOAD_RULES, bench
+    assert "faster_than_light" in bench.rule, bench
