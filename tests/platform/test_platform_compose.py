@@ -390,6 +390,7 @@ def test_an_upgrade_that_brings_a_migration_keeps_every_submission(
     migration = add_upgrade_migration(checkout)
     tag = f"upgrade-{stack.project}"  # its own image tags: the shared :offline ones stay
     stack.own_images += [f"tensor-judge-{name}:{tag}" for name in STACK_IMAGES]
+    stack.replaced |= {i[:12] for i in stack.compose("ps", "-a", "-q").stdout.split()}
     stack.script("up", root=checkout, JUDGE_IMAGE_TAG=tag)
 
     web = stack.compose("ps", "--format", "{{.Image}}", "web").stdout.strip()
