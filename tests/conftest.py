@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from typing import NoReturn
 
 import pytest
 
@@ -33,14 +34,28 @@ def docker_available() -> str | None:
     return None
 
 
+def skip_or_fail(why: str) -> NoReturn:
+    """Skip the test for ``why`` (something this machine lacks), but FAIL it in CI (CI=true),
+    whose machine .ci/run prepares with everything: a CI run that skipped would prove nothing."""
+    if IN_CI:
+        pytest.fail(f"CI=true but {why}")
+    pytest.skip(why)
+
+
 def require_docker() -> None:
     """Skip when no Docker engine answers, but FAIL in CI (CI=true), where one must exist."""
     why = docker_available()
-    if why is None:
-        return
-    if IN_CI:
-        pytest.fail(f"CI=true but Docker is unusable: {why}")
-    pytest.skip(f"Docker is unusable: {why}")
+    if why is not None:
+        skip_or_fail(f"Docker is unusable: {why}")
+
+
+def require_image(image: str) -> None:
+    """Skip when the engine or ``image`` is missing, but FAIL in CI, where scripts/build_images
+    built every image."""
+    require_docker()
+    proc = subprocess.run(["docker", "image", "inspect", image], capture_output=True, timeout=60)
+    if proc.returncode != 0:
+        skip_or_fail(f"image {image} is not built: run scripts/build_images")
 
 
 def require_triton() -> None:
@@ -49,12 +64,8 @@ def require_triton() -> None:
     their own import, and a Triton imported earlier without it cannot run their kernels on CPU."""
     import importlib.util
 
-    if importlib.util.find_spec("triton") is not None:
-        return
-    why = "triton is not installed here (requirements/lock.txt has it)"
-    if IN_CI:
-        pytest.fail(f"CI=true but {why}")
-    pytest.skip(why)
+    if importlib.util.find_spec("triton") is None:
+        skip_or_fail("triton is not installed here (requirements/lock.txt has it)")
 
 
 @pytest.fixture(autouse=True)

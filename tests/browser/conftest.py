@@ -20,12 +20,13 @@ from browser_kit import (
     CHROMIUM,
     CHROMIUM_ARGS,
     CSP_LISTENER,
-    IN_CI,
     PROBLEM_48,
     ROOT,
     JudgeWorker,
     private_queue,
 )
+
+from tests.conftest import skip_or_fail
 
 # Playwright's sync API keeps an event loop running in this thread for as long as the
 # session-scoped browser lives (to the end of the session), and every later test's ORM calls
@@ -36,11 +37,8 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 def _need(condition: bool, why: str) -> None:
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"CI=true but {why}")
-    pytest.skip(why)
+    if not condition:
+        skip_or_fail(why)
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ import pytest
 
 from sandbox.contracts import Mode, Verdict
 from sandbox.problem import inline_kernels, load_package
-from tests.conftest import IN_CI, require_docker
+from tests.conftest import require_docker, require_image
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
 PACKAGES = sorted(p for p in CATALOG.iterdir() if (p / "problem.toml").is_file())
@@ -27,22 +27,6 @@ P56 = CATALOG / "056-triton-embedding-gather"
 DOCKER_PACKAGES = [p for p in PACKAGES if p != P56]
 # Verdicts the sandbox enforces (its limits), which the local backend enforces differently.
 SANDBOX_VERDICTS = {"MLE", "TLE", "OLE"}
-
-
-def image_present(image: str) -> bool:
-    import subprocess
-
-    return subprocess.run(["docker", "image", "inspect", image], capture_output=True,
-                          timeout=60).returncode == 0
-
-
-def require_image(image: str) -> None:
-    """Skip when ``image`` is not built, but FAIL with CI=true (.ci/run builds every image)."""
-    if not image_present(image):
-        why = f"image {image} is not built: run scripts/build_images"
-        if IN_CI:
-            pytest.fail(f"CI=true but {why}")
-        pytest.skip(why)
 
 
 def _sandbox_enforced_solution(package_dir: Path) -> tuple[str, Path] | None:

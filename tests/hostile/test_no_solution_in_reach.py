@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import IN_CI
+from tests.conftest import require_image
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = sorted(p for p in (ROOT / "problems").iterdir() if (p / "problem.toml").is_file())
@@ -121,23 +121,13 @@ def test_the_image_scan_finds_a_reference_copy_and_not_a_namesake(tmp_path: Path
     assert set(REFERENCE_HEADERS) == set(FUNCTIONS), "every problem function has a reference in kernels/"
 
 
-def _require_image(client: Any, image: str) -> None:
-    try:
-        client.images.get(image)
-    except Exception as exc:
-        why = f"image {image} is not built ({type(exc).__name__}): run scripts/build_images"
-        if IN_CI:
-            pytest.fail(f"CI=true but {why}")
-        pytest.skip(why)
-
-
 @pytest.mark.docker
 @pytest.mark.slow
 @pytest.mark.parametrize("image", ["tensor-judge-sandbox:cpu", "tensor-judge-sandbox:triton"])
 def test_no_file_of_a_sandbox_image_defines_a_problems_function(
     docker_client: Any, image: str
 ) -> None:
-    _require_image(docker_client, image)
+    require_image(image)
     out = docker_client.containers.run(
         image,
         ["python3", "-c", SCAN, json.dumps(REFERENCE_HEADERS), json.dumps(LIBRARY_TREES)],

@@ -13,6 +13,7 @@ import pytest
 from test_hostile import LIMITS, PROBLEM, submission_source
 
 from sandbox.backends.base import Backend, get_backend
+from sandbox.bench.trust import RULES
 from sandbox.contracts import JudgeResult, Mode, Trust, Verdict
 from sandbox.problem import ProblemPackage, load_package
 
@@ -56,9 +57,9 @@ def test_a_rewound_clock_is_never_shown_faster_than_light(backend: Backend) -> N
         assert shape["submission_ms"] >= shape["sol_ms"], bench
 
 
-# The rules that may reject an honest file's times on a busy host before they are compared with
-# light (a rejected time is not: sandbox/bench/__init__.py); test_grader.py lists the same.
-LOAD_RULES = {"gap_excess", "time_within_round_trip", "time_above_floor", "prepare_excess"}
+# The trust rules, checked before a time is compared with light (a rejected time is not:
+# sandbox/bench/__init__.py): on a busy host one may reject an honest file's times first.
+LOAD_RULES = {rule.__name__ for rule in RULES}
 
 
 def test_a_time_below_the_speed_of_light_is_rejected(backend: Backend) -> None:

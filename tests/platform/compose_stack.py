@@ -197,12 +197,13 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
     # A sandbox of a worker killed at its stop timeout (or mid-judging by a test) waits for a
     # later worker's orphan sweep on this engine: this stack's go now, so that none outlives
     # the run (a worker's label is "<queue>@<container id>").
+    owners = ours | running.replaced  # the upgrade's replaced worker: its warm ones too
     for c in client.containers.list(
         all=True, sparse=True, filters={"label": "tensor-judge.sandbox"}
     ):
         labels = listed_labels(c)
         worker = labels.get("tensor-judge.worker", "").rpartition("@")[2][:12]
-        if worker in ours | running.replaced or labels.get("tensor-judge.pool-owner") in running.replaced:
+        if worker in owners or labels.get("tensor-judge.pool-owner") in running.replaced:
             with contextlib.suppress(docker.errors.NotFound):
                 c.remove(force=True)
 

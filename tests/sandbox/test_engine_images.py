@@ -29,23 +29,12 @@ from judge_site.submissions.engine import (
 from sandbox.check import check_package
 from sandbox.contracts import Mode, Verdict
 from sandbox.problem import load_package
-from tests.conftest import IN_CI, require_docker
+from tests.conftest import require_image
 
 REPO = Path(__file__).resolve().parents[2]
 P56 = REPO / "problems" / "056-triton-embedding-gather"
 TRITON_IMAGE = "tensor-judge-sandbox:triton"
 DOCKER = {"JUDGE_BACKEND": "docker", "JUDGE_SANDBOX_IMAGE": "img:cpu"}
-
-
-def require_image(image: str) -> None:
-    """Skip when ``image`` is not built here, but FAIL in CI, where scripts/build_images built it."""
-    require_docker()
-    proc = subprocess.run(["docker", "image", "inspect", image], capture_output=True, timeout=60)
-    if proc.returncode != 0:
-        why = f"image {image} is not built: run scripts/build_images"
-        if IN_CI:
-            pytest.fail(f"CI=true but {why}")
-        pytest.skip(why)
 
 
 # --- the mapping ----------------------------------------------------------------------------
