@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import IN_CI
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = os.environ.get("JUDGE_CHROMIUM", "/usr/bin/chromium")
@@ -30,7 +32,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-IN_CI = os.environ.get("CI", "").lower() == "true"
 # Injected by the browser itself (not subject to the page's CSP): reports each violation on the
 # console, where the page fixture collects it.
 CSP_LISTENER = """

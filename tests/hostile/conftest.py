@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import skip_or_fail
+
 
 @pytest.fixture(scope="session")
 def sandbox_image() -> str:
@@ -35,9 +37,7 @@ def docker_client(sandbox_image: str) -> Any:
     else:
         _refresh_image(sandbox_image)
         return client
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    skip_or_fail(reason)
 
 
 def _refresh_image(image: str) -> None:

@@ -29,6 +29,7 @@ from sandbox.backends.base import (
     get_backend,
 )
 from sandbox.framing import decode_frame, encode_frame
+from tests.conftest import skip_or_fail
 
 pytestmark = pytest.mark.docker
 
@@ -48,9 +49,7 @@ def _docker_client() -> Any:
         return client
     except Exception as exc:  # no SDK, no engine, no image
         reason = f"Docker engine or image {IMAGE} unavailable ({exc.__class__.__name__}: {exc}); run scripts/build_images"
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    skip_or_fail(reason)
 
 
 @pytest.fixture(scope="module")
