@@ -18,19 +18,17 @@ from typing import Any, Literal
 from django.conf import settings
 from django.db import transaction
 
+from judge_site.catalog import zips
 from judge_site.catalog.models import Draft, Problem
+from judge_site.catalog.zips import MAX_FILES, MAX_UNPACKED_BYTES
 from sandbox import practice
 from sandbox.check import public_cases_static
 from sandbox.problem import PackageError, ProblemPackage, load_package
 
 SyncStatus = Literal["created", "updated", "unchanged", "unpublished", "kept upload"]
 
-# Import limits: a package is text (statement, Python, TOML); these are generous for that.
-MAX_ZIP_BYTES = 5 * 1024 * 1024
-MAX_UNPACKED_BYTES = 20 * 1024 * 1024
-MAX_FILES = 500
+# The caps and path rules of every zip read are in catalog/zips.py (imported here by name too).
 FOLDER_RE = re.compile(r"^[0-9]{2,5}-[a-z0-9][a-z0-9-]{0,90}$")
-PART_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,120}$")
 # Fixed timestamp for every zip entry: the same package always exports to the same bytes.
 ZIP_EPOCH = (2020, 1, 1, 0, 0, 0)
 
@@ -137,51 +135,6 @@ def problem_export_zip(package_dir: Path | str) -> bytes:
     return buffer.getvalue()
 
 
-def _safe_member(info: zipfile.ZipInfo) -> PurePosixPath:
-    """The member's relative path, or PackageError for anything but a plain, tame file."""
-    name = info.filename
-    if "\\" in name or name.startswith("/") or ":" in name or "\0" in name:
-        raise PackageError(f"unsafe path in zip: {name!r}")
-    mode = (info.external_attr >> 16) & 0o170000
-    if mode not in (0, 0o100000, 0o040000):  # only regular files and folders; no links
-        raise PackageError(f"not a regular file in zip: {name!r}")
-    path = PurePosixPath(name)
-    parts = path.parts
-    if not parts or any(part in ("", ".", "..") or not PART_RE.match(part) for part in parts):
-        raise PackageError(f"unsafe path in zip: {name!r}")
-    return path
-
-
-def zip_extract(
-    archive: zipfile.ZipFile, members: list[tuple[zipfile.ZipInfo, PurePosixPath]], dest: Path
-) -> None:
-    """Write ``members`` (each with its checked relative path, _safe_member) under ``dest``,
-    counting the bytes really written against MAX_UNPACKED_BYTES (sizes in the header may lie)."""
-    written = 0
-    for info, path in members:
-        target = dest.joinpath(*path.parts)
-        if info.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with archive.open(info) as src, open(target, "wb") as out:
-            while chunk := src.read(1 << 16):
-                written += len(chunk)
-                if written > MAX_UNPACKED_BYTES:
-                    raise PackageError(f"unpacked size over {MAX_UNPACKED_BYTES} bytes")
-                out.write(chunk)
-
-
-def _open_zip(data: bytes) -> zipfile.ZipFile:
-    """``data`` as a zip archive, refused when over MAX_ZIP_BYTES or not a zip."""
-    if len(data) > MAX_ZIP_BYTES:
-        raise PackageError(f"zip larger than {MAX_ZIP_BYTES} bytes")
-    try:
-        return zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise PackageError(f"not a zip file: {exc}") from None
-
-
 def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
     """Unpack a package zip into ``dest_dir/<folder>`` after validating it; returns it loaded.
 
@@ -189,13 +142,8 @@ def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
     than one top folder, a folder name that is not ``<number>-<slug>``, or a package that does
     not load. An existing folder of the same name is replaced only once the new one loads.
     """
-    with _open_zip(data) as archive:
-        infos = archive.infolist()
-        if len(infos) > MAX_FILES:
-            raise PackageError(f"more than {MAX_FILES} entries in zip")
-        if sum(info.file_size for info in infos) > MAX_UNPACKED_BYTES:
-            raise PackageError(f"unpacked size over {MAX_UNPACKED_BYTES} bytes")
-        members = [(info, _safe_member(info)) for info in infos]
+    with zips.open_zip(data) as archive:
+        members = zips.checked_members(archive)
         tops = {path.parts[0] for _, path in members}
         if len(tops) != 1:
             raise PackageError(f"the zip must hold exactly one package folder, not {sorted(tops)}")
@@ -206,7 +154,7 @@ def problem_import_zip(data: bytes, dest_dir: Path | str) -> ProblemPackage:
         dest.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".import-", dir=dest))
         try:
-            zip_extract(archive, members, staging)
+            zips.extract(archive, members, staging)
             package = load_package(staging / folder)
             public_cases_static(staging / folder / "tests.py")  # parses; public cases literal
             if not folder.startswith(f"{package.number:03d}-") and not folder.startswith(
@@ -318,11 +266,11 @@ def practice_unzip(data: bytes, dest_dir: Path, filename: str = "") -> Path:
     """Unpack a practice folder sent as a zip into ``dest_dir`` and return the folder: the
     four files at the zip's root (the slug is the zip's file name) or inside one folder (the
     slug is its name). The same caps and path rules as a package zip."""
-    with _open_zip(data) as archive:
+    with zips.open_zip(data) as archive:
         infos = archive.infolist()
         if len(infos) > MAX_FILES or sum(i.file_size for i in infos) > MAX_UNPACKED_BYTES:
             raise PackageError("the zip is too large for a practice folder")
-        members = [(info, _safe_member(info)) for info in infos if not info.is_dir()]
+        members = [(info, zips.safe_member(info)) for info in infos if not info.is_dir()]
         tops = {path.parts[0] for _, path in members if len(path.parts) > 1}
         at_root = [path for _, path in members if len(path.parts) == 1]
         if at_root and tops or len(tops) > 1:
@@ -330,10 +278,9 @@ def practice_unzip(data: bytes, dest_dir: Path, filename: str = "") -> Path:
         slug = tops.pop() if tops else Path(filename or "practice").stem.lower()
         folder = dest_dir / slug
         folder.mkdir(parents=True)
-        for info, path in members:
-            target = folder.joinpath(*path.parts[1:] if len(path.parts) > 1 else path.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(archive.read(info)[: MAX_UNPACKED_BYTES + 1])
+        inside = [(info, PurePosixPath(*path.parts[1:]) if len(path.parts) > 1 else path)
+                  for info, path in members]
+        zips.extract(archive, inside, folder)
     return folder
 
 

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
-from judge_site.catalog.services import MAX_ZIP_BYTES
+from judge_site.catalog.zips import MAX_ZIP_BYTES
 from judge_site.core.middleware import private
 from judge_site.staff import heartbeat, selectors
 from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem

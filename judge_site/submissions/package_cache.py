@@ -142,7 +142,7 @@ def _fetch(config: CacheConfig, version: str) -> None:
     """Download, unpack, verify and move version ``version`` into the cache."""
     import requests
 
-    from judge_site.catalog.services import MAX_ZIP_BYTES, _open_zip, _safe_member, zip_extract
+    from judge_site.catalog.zips import MAX_ZIP_BYTES, extract, open_zip, safe_member
 
     url = config.source.rstrip("/") + FETCH_PATH.format(version=version)
     try:
@@ -174,12 +174,12 @@ def _fetch(config: CacheConfig, version: str) -> None:
     staging = Path(tempfile.mkdtemp(prefix=".fetch-", dir=config.root))
     try:
         try:
-            archive = _open_zip(body.getvalue())
-            members = [(info, _safe_member(info)) for info in archive.infolist()]
+            archive = open_zip(body.getvalue())
+            members = [(info, safe_member(info)) for info in archive.infolist()]
             tops = {path.parts[0] for _, path in members}
             if len(tops) != 1:
                 raise PackageError("the zip must hold exactly one package folder")
-            zip_extract(archive, members, staging)
+            extract(archive, members, staging)
         except PackageError as exc:
             raise _fail(config, version, f"a malformed package zip: {exc}") from None
         folder = staging / tops.pop()

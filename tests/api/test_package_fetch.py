@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from judge_cast import make_problem, token_for
+from zip_damage import with_bad_crc, zip_of
 
 from judge_site.catalog.services import problem_export_zip
 from judge_site.submissions import package_cache, services
@@ -175,6 +176,10 @@ def test_a_source_that_sends_another_version_is_refused(tmp_path, main_copy):
             archive.writestr("../evil.py", "x = 1\n")
         handler.body = buffer.getvalue()
         with pytest.raises(PackageFetchError, match="unsafe path"):
+            package_for(config(source, cache), "/nowhere", wanted)
+        handler.body = with_bad_crc(zip_of({f"{BUILT_IN.name}/statement.md": b"# hi\n"}),
+                                    f"{BUILT_IN.name}/statement.md")
+        with pytest.raises(PackageFetchError, match="a malformed package zip: the zip is damaged"):
             package_for(config(source, cache), "/nowhere", wanted)
     finally:
         server.shutdown()

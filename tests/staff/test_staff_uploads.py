@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 from tiny_package import FOLDER, NUMBER, package_zip
+from zip_damage import with_bad_crc, zip_of
 
 from judge_site.catalog.models import Problem
+from judge_site.catalog.zips import MAX_ZIP_BYTES
 from judge_site.staff.models import AuditEntry, CheckStatus, ProblemVersion
 from judge_site.staff.services import packages
 from judge_site.staff.services.packages import (
@@ -58,7 +60,7 @@ def _bad_zips(tmp_path: Path) -> dict[str, tuple[bytes, str]]:
     return {
         "not a zip": (b"this is not a zip at all", "not a zip file"),
         "path escaping": (_zip(escaping), "unsafe path"),
-        "oversized": (b"PK" + b"\0" * (packages.problem_import_zip.__globals__["MAX_ZIP_BYTES"] + 1),
+        "oversized": (b"PK" + b"\0" * (MAX_ZIP_BYTES + 1),
                       "zip larger than"),
         "missing file": (_zip(without_statement), "missing statement.md"),
         "two folders": (_zip(two_tops), "exactly one package folder"),
@@ -66,13 +68,14 @@ def _bad_zips(tmp_path: Path) -> dict[str, tuple[bytes, str]]:
         "tests.py does not parse": (_zip(bad_syntax), "tests.py does not parse"),
         "limits not a table": (_zip(limits_number), "`limits` must be a table"),
         "no memory limit": (_zip(no_memory), "limits.memory_mib = 0 is out of bounds"),
+        "a bad CRC": (with_bad_crc(zip_of(good), f"{FOLDER}/tests.py"), "the zip is damaged"),
     }
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", [
     "not a zip", "path escaping", "oversized", "missing file", "two folders", "a link",
-    "tests.py does not parse", "limits not a table", "no memory limit",
+    "tests.py does not parse", "limits not a table", "no memory limit", "a bad CRC",
 ])
 def test_it_refuses_a_bad_zip_and_changes_nothing(
     kind: str, tmp_path: Path, packages_dir: Path, charlie: Any, staff_tasks: list[Any]
@@ -304,3 +307,41 @@ def test_a_bad_practice_upload_is_a_400_that_leaves_nothing(
     assert words in response.content.decode()
     assert not ProblemVersion.objects.exists() and staff_tasks == []
     assert not packages_dir.exists() or not any(packages_dir.rglob("*.*"))
+
+
+BOOK = ("toy-dot-product", "toy-running-stats")
+
+
+def _damaged(kind: str, tmp_path: Path) -> tuple[dict[str, str], bytes, str]:
+    """The form's fields, and a zip of ``kind`` one of whose members fails its CRC check."""
+    if kind == "package":
+        return {}, with_bad_crc(zip_of(_entries(tmp_path)), f"{FOLDER}/solution.py"), "p.zip"
+    if kind == "practice folder":
+        entries = {f.name: f.read_bytes() for f in sorted(PRACTICE.iterdir())}
+        return {"kind": "practice"}, with_bad_crc(zip_of(entries), "problem.md"), "toy.zip"
+    entries = {f"book/{slug}/{f.name}": f.read_bytes()
+               for slug in BOOK for f in sorted((PRACTICE.parent / slug).iterdir())}
+    damaged = with_bad_crc(zip_of(entries), "book/toy-running-stats/test.py")
+    return {"kind": "practice"}, damaged, "book.zip"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["package", "practice folder", "book"])
+def test_a_zip_member_with_a_bad_crc_is_a_400_that_stores_nothing(
+    client: Any, tmp_path: Path, packages_dir: Path, charlie: Any, staff_tasks: list[Any],
+    kind: str,
+) -> None:
+    fields, data, name = _damaged(kind, tmp_path)
+    upload = io.BytesIO(data)
+    upload.name = name
+    client.force_login(charlie)
+    response = client.post("/staff/upload/", dict(fields, package=upload))
+    page = response.content.decode()
+    assert response.status_code == 400, page[-2000:]
+    assert "the zip is damaged" in page and "CRC" in page
+    assert not ProblemVersion.objects.exists() and not Problem.objects.exists()
+    assert staff_tasks == []
+    left = [p for p in packages_dir.rglob("*") if p.name != ".incoming"] \
+        if packages_dir.exists() else []
+    assert left == []
+    assert AuditEntry.objects.get().action == "package.upload_refused"

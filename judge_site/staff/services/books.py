@@ -13,15 +13,10 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from judge_site.catalog import zips
 from judge_site.catalog.book_import import book_numbers
 from judge_site.catalog.models import Problem
-from judge_site.catalog.services import (
-    MAX_UNPACKED_BYTES,
-    _open_zip,
-    _safe_member,
-    problem_export_zip,
-    zip_extract,
-)
+from judge_site.catalog.services import problem_export_zip
 from judge_site.staff.models import ProblemVersion
 from judge_site.staff.services.audit import audit_record
 from judge_site.staff.services.packages import (
@@ -39,7 +34,7 @@ def is_book_zip(data: bytes) -> bool:
     """Whether ``data`` is a zip holding more than one problem.md (several practice folders);
     False for anything else, which the one-folder upload then answers."""
     try:
-        with _open_zip(data) as archive:
+        with zips.open_zip(data) as archive:
             names = archive.namelist()
     except PackageError:
         return False
@@ -49,18 +44,13 @@ def is_book_zip(data: bytes) -> bool:
 def _unzip(data: bytes, dest: Path) -> None:
     """Unpack the book into ``dest`` (created), after checking every member: no absolute path,
     ``..``, link or odd name; the size caps of a package zip, with more entries."""
-    with _open_zip(data) as archive:
-        infos = archive.infolist()
-        if len(infos) > MAX_BOOK_FILES:
-            raise PackageError(f"more than {MAX_BOOK_FILES} entries in zip")
-        if sum(info.file_size for info in infos) > MAX_UNPACKED_BYTES:
-            raise PackageError(f"unpacked size over {MAX_UNPACKED_BYTES} bytes")
-        members = [(info, _safe_member(info)) for info in infos]
+    with zips.open_zip(data) as archive:
+        members = zips.checked_members(archive, MAX_BOOK_FILES)
         if any(path.parts == ("problem.md",) for _, path in members):
             raise PackageError("a problem.md at the zip's root: zip the practice folders, each "
                                "in its own folder named by its slug")
         dest.mkdir(parents=True)
-        zip_extract(archive, members, dest)
+        zips.extract(archive, members, dest)
 
 
 def _catalog() -> tuple[dict[int, str], dict[str, int]]:

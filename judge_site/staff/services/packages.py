@@ -182,6 +182,7 @@ def _author_words(message: str, incoming: Path) -> str:
     text = re.sub(re.escape(str(incoming)) + r"/[^/\s]*/?", "", message).replace(str(incoming), "")
     hints = [
         ("not a zip file", "upload the .zip that `manage.py export_problem` writes"),
+        ("the zip is damaged", "make the zip again and upload it again"),
         ("unsafe path", "zip the package folder itself, with relative paths only"),
         ("not a regular file", "remove links and special files from the package"),
         ("exactly one package folder", "zip one folder named <number>-<slug>"),
