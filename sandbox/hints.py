@@ -6,7 +6,7 @@ of a function (``check = "fn:embed"``) or every case carrying a tag (``check = "
 
     [hints]
     enabled = true      # false switches the hints of this problem off
-    after = 2           # distinct failing Submits (by code hash) before each next hint
+    after = 2           # distinct failing Submits (by code_hash) before each next hint
     cooldown_s = 120    # and at least this long since the last hint of that check was shown
 
     [[hints.ladders]]
@@ -19,14 +19,17 @@ name read as a pattern, its ``fn`` literal and its ``tags`` literal tuple.
 
 The ladder rule (``next_rung_due``) is pure: a submission counts toward a check when it failed
 one of the check's cases, and only if its code hash was not counted for that check before, so
-resubmitting the same wrong code does not climb the ladder. Framework-free and torch-free.
+resubmitting the same wrong code, or the same code with other comments or spacing (the hash is
+of its tokens), does not climb the ladder. Framework-free and torch-free.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import re
+import tokenize
 from collections.abc import Iterable, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -180,11 +183,47 @@ def check_is_public(check: str, cases: list[CaseInfo]) -> bool:
     return bool(matched) and all(case.public for case in matched)
 
 
+# Tokens that carry no program: comments, blank lines, the encoding and the end.
+_NO_PROGRAM = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER})
+# Tokens whose text is layout only: the block structure stays, the spaces (or tabs) go.
+_LAYOUT = frozenset({tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT})
+# Tokenizing costs about 1 ms per KiB and a problem page hashes every failed Submit of the
+# student: each text is tokenized once per process (keyed by its sha256; cleared when full).
+_TOKEN_HASHES: dict[str, str] = {}
+_TOKEN_HASHES_MAX = 4096
+
+
+def _token_hash(text: str) -> str | None:
+    """sha256 of the program's token stream without comments and layout; None when the text
+    does not tokenize (an unclosed bracket or string, a bad dedent)."""
+    digest = hashlib.sha256()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in _NO_PROGRAM:
+                continue
+            value = "" if token.type in _LAYOUT else token.string
+            digest.update(f"{token.type}:{len(value)}:{value}".encode("utf-8", "surrogatepass"))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return digest.hexdigest()
+
+
 def code_hash(code: str) -> str:
-    """sha256 of the code with line endings unified and trailing whitespace dropped: the same
-    program resubmitted (or re-saved by an editor) counts once."""
+    """What makes two Submits the same attempt for the ladder: the sha256 of the program's
+    tokens, so a resubmit that only adds, removes or edits comments, blank lines or spaces (or
+    re-saves with other line endings) counts once. Code that does not tokenize falls back to
+    its text with line endings unified and trailing whitespace dropped."""
     lines = [line.rstrip() for line in code.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    return hashlib.sha256("\n".join(lines).strip("\n").encode()).hexdigest()
+    text = "\n".join(lines).strip("\n")
+    raw = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    known = _TOKEN_HASHES.get(raw)
+    if known is None:
+        tokens = _token_hash(text + "\n")
+        known = f"tokens:{tokens}" if tokens is not None else f"text:{raw}"
+        if len(_TOKEN_HASHES) >= _TOKEN_HASHES_MAX:
+            _TOKEN_HASHES.clear()
+        _TOKEN_HASHES[raw] = known
+    return known
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,24 @@ def test_the_same_code_resubmitted_does_not_unlock_a_hint(client: Client, alice,
     assert not HintShown.objects.exists()
 
 
+NO_WORK = "def embed(ids, table):\n    raise NotImplementedError\n"
+
+
+def test_a_resubmit_that_changes_only_a_comment_does_not_climb_the_ladder(
+    client: Client, alice, hinted
+) -> None:
+    client.force_login(alice)
+    failing(alice, hinted, NO_WORK, 10, "secret_pad_case")
+    sub = failing(alice, hinted, "# try again\n" + NO_WORK.replace("\n    raise", "  # here\n\n    raise"),
+                  9, "secret_pad_case")
+    assert hint_box(client.get(f"/submissions/{sub.pk}/").content.decode()) == ""
+    assert not HintShown.objects.exists()  # where one Submit left the ladder
+    real = failing(alice, hinted, NO_WORK.replace("raise NotImplementedError", "return table[ids]"),
+                   8, "secret_pad_case")
+    assert "Padding positions" in hint_box(client.get(f"/submissions/{real.pk}/").content.decode())
+    assert HintShown.objects.filter(user=alice).count() == 1
+
+
 def test_no_hint_before_the_cool_down(client: Client, alice, hinted) -> None:
     client.force_login(alice)
     failing(alice, hinted, "v1", 0.5, "secret_pad_case")

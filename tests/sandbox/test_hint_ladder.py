@@ -101,6 +101,42 @@ def test_the_same_code_twice_counts_once(cases) -> None:
     assert due(cases, [*same, attempt("x = 2\n", 2, "hidden_pad")])
 
 
+STARTER = "def embed(ids, table):\n    raise NotImplementedError\n"
+
+
+@pytest.mark.parametrize("variant", [
+    "# my attempt\n" + STARTER,
+    STARTER.replace("table):", "table):  # TODO"),
+    STARTER.replace("\n    raise", "\n\n    # not yet\n    raise"),
+    STARTER.replace("    raise", "\traise"),
+    STARTER.replace("(ids, table)", "( ids ,table )"),
+    STARTER.replace("\n", "\r\n") + "\n\n# end\n",
+], ids=["comment line", "trailing comment", "blank and comment lines", "tab indent",
+        "spaces in a line", "line endings and a last comment"])
+def test_a_resubmit_that_changes_only_comments_or_layout_counts_once(cases, variant) -> None:
+    assert code_hash(variant) == code_hash(STARTER)
+    assert not due(cases, [attempt(STARTER, 0, "hidden_pad"), attempt(variant, 1, "hidden_pad")])
+
+
+@pytest.mark.parametrize("change", [
+    STARTER.replace("raise NotImplementedError", "return table[ids]"),
+    STARTER.replace("raise NotImplementedError", "raise NotImplementedError()"),
+    STARTER.replace("raise NotImplementedError", '"""a docstring"""\n    raise NotImplementedError'),
+    STARTER + "    return 1\n",  # same tokens on other lines change the block: counted
+    "def embed(ids, table):\n    if ids:\n        pass\n    raise NotImplementedError\n",
+], ids=["body", "a call", "a docstring", "a new line in the block", "a new block"])
+def test_a_change_to_the_program_climbs(cases, change) -> None:
+    assert code_hash(change) != code_hash(STARTER)
+    assert due(cases, [attempt(STARTER, 0, "hidden_pad"), attempt(change, 1, "hidden_pad")])
+
+
+def test_code_that_does_not_tokenize_is_compared_as_text(cases) -> None:
+    broken = "def embed(ids, table:\n    return (ids,\n"
+    assert code_hash(broken) == code_hash(broken.replace("\n", "   \r\n"))
+    assert code_hash(broken) != code_hash(broken + "# a comment\n")  # text: a comment counts
+    assert code_hash(broken).startswith("text:") and code_hash(STARTER).startswith("tokens:")
+
+
 def test_failures_of_other_checks_do_not_count(cases) -> None:
     other = [attempt("a", 0, "shape_3"), attempt("b", 1, "shape_4", "secret_last")]
     assert not due(cases, other)
