@@ -393,7 +393,8 @@ JUDGE_PACKAGES_DIR = Path(envstr("JUDGE_PACKAGES_DIR", str(BASE_DIR / "media" / 
 # rejudge-worker), so they never wait in front of a student's judging on cpu/gpu.
 JUDGE_REJUDGE_QUEUE = envstr("JUDGE_REJUDGE_QUEUE", "rejudge")
 JUDGE_CHECK_QUEUE = envstr("JUDGE_CHECK_QUEUE", JUDGE_REJUDGE_QUEUE)
-# /metrics answers staff (session or API token) and "Authorization: Bearer <this>" when set.
+# /metrics answers staff holding staff.view_metrics (session or API token) and
+# "Authorization: Bearer <this>" when set.
 JUDGE_METRICS_TOKEN = envstr("JUDGE_METRICS_TOKEN", "")
 # Worker hosts without a shared disk (judge_site/submissions/package_cache.py). On a worker
 # host: the main host's web as this worker reaches it ("http://10.0.0.1:8000"); problem versions

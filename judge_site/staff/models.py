@@ -144,6 +144,7 @@ class StaffCapability(models.Model):
             ("publish_problem", "Publish and unpublish problems"),
             ("rejudge", "Start and follow rejudges"),
             ("read_submissions", "Read students' code and hidden-test details"),
+            ("view_metrics", "Read the operations figures on /metrics and the dashboard"),
         ]
 
     def __str__(self) -> str:

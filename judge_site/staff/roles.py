@@ -11,6 +11,8 @@ given by these permissions (a staff account with none gets 403 everywhere, as in
 | staff.publish_problem    | publish and unpublish problems                                  |
 | staff.rejudge            | start rejudges (one submission, a problem's) and follow them    |
 | staff.read_submissions   | read every student's code, hidden-test details, seeds           |
+| staff.view_metrics       | read ``/metrics`` (session or API token) and the dashboard; no  |
+|                          | group holds it: a monitoring account's, or JUDGE_METRICS_TOKEN  |
 
 What each is equivalent to: upload_package runs the author's code (tests.py, test.py,
 solution.py) on the judge, confined to a sandbox of its own without the Docker socket, database
@@ -37,7 +39,8 @@ UPLOAD = "staff.upload_package"
 PUBLISH = "staff.publish_problem"
 REJUDGE = "staff.rejudge"
 READ_SUBMISSIONS = "staff.read_submissions"
-CAPABILITIES = (UPLOAD, PUBLISH, REJUDGE, READ_SUBMISSIONS)
+VIEW_METRICS = "staff.view_metrics"
+CAPABILITIES = (UPLOAD, PUBLISH, REJUDGE, READ_SUBMISSIONS, VIEW_METRICS)
 
 AUTHOR = "author"
 TEACHING_ASSISTANT = "teaching assistant"

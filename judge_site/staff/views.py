@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
@@ -26,6 +26,8 @@ from judge_site.staff.roles import (
     READ_SUBMISSIONS,
     REJUDGE,
     UPLOAD,
+    VIEW_METRICS,
+    can,
     capability_required,
 )
 from judge_site.staff.services import ops
@@ -213,25 +215,39 @@ def submission_rejudge(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("staff:rejudge", pk=rejudge.pk)
 
 
-def _metrics_allowed(request: HttpRequest) -> bool:
+def _metrics_access(request: HttpRequest) -> int:
+    """200 for the configured token or a staff account holding staff.view_metrics (by session
+    or API token), 403 for a staff account without it, 401 for anyone else."""
+    readers = []
     user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated and user.is_staff:
-        return True
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
+    if user is not None and user.is_authenticated:
+        readers.append(user)
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     token = token.strip()
-    if scheme.lower() not in ("bearer", "token") or not token:
-        return False
-    configured = str(settings.JUDGE_METRICS_TOKEN or "")
-    if configured and hmac.compare_digest(token.encode(), configured.encode()):
-        return True
-    owner = ApiToken.objects.filter(key=token).select_related("user").first()
-    return owner is not None and owner.user.is_active and owner.user.is_staff
+    if scheme.lower() in ("bearer", "token") and token:
+        configured = str(settings.JUDGE_METRICS_TOKEN or "")
+        if configured and hmac.compare_digest(token.encode(), configured.encode()):
+            return 200
+        owner = ApiToken.objects.filter(key=token).select_related("user").first()
+        if owner is not None and owner.user.is_active:
+            readers.append(owner.user)
+    staff = [reader for reader in readers if reader.is_staff]
+    if any(can(reader, VIEW_METRICS) for reader in staff):
+        return 200
+    return 403 if staff else 401
 
 
 def metrics(request: HttpRequest) -> HttpResponse:
-    """The operations figures in Prometheus' text format, for staff and the configured token."""
-    if not _metrics_allowed(request):
+    """The operations figures in Prometheus' text format, for staff holding
+    staff.view_metrics and for the configured token."""
+    access = _metrics_access(request)
+    if access == 403:
+        return HttpResponseForbidden(
+            f"403 forbidden: /metrics needs the permission {VIEW_METRICS} (or the metrics "
+            "token); ask an administrator to add it to your account.\n",
+            content_type="text/plain; charset=utf-8",
+        )
+    if access != 200:
         response = HttpResponse("staff or the metrics token only\n", status=401,
                                 content_type="text/plain; charset=utf-8")
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'

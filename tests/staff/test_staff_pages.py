@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from judge_cast import grant, make_user
 
 from judge_site.accounts.models import ApiToken
 from judge_site.staff.models import AuditEntry
+from judge_site.staff.roles import PUBLISH, READ_SUBMISSIONS, REJUDGE, UPLOAD, VIEW_METRICS
 from judge_site.submissions.models import Status, Submission
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "judge_site" / "staff" / "templates"
@@ -141,6 +143,33 @@ def test_the_dashboard_shows_the_figures(client: Any, alice: Any, charlie: Any,
     assert 'data-queue="cpu"' in page and 'data-queue="rejudge"' in page
     assert "the sandbox image is missing" in page
     assert "judgings waiting" in page
+
+
+@pytest.mark.django_db
+def test_metrics_refuse_a_staff_account_without_view_metrics(client: Any, settings: Any) -> None:
+    settings.JUDGE_METRICS_TOKEN = "s3cret-metrics-token"
+    dora = make_user("dora", staff=True)  # staff, every other capability, not view_metrics
+    grant(dora, UPLOAD, PUBLISH, REJUDGE, READ_SUBMISSIONS)
+    token = ApiToken.objects.create(user=dora, key=ApiToken.generate_key()).key
+    client.force_login(dora)
+    refused = client.get("/metrics")
+    assert refused.status_code == 403 and VIEW_METRICS in refused.content.decode()
+    assert "judge_" not in refused.content.decode()
+    client.logout()
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 403
+    client.force_login(make_user("eve", staff=True))  # staff with no permission at all
+    assert client.get("/metrics").status_code == 403
+    client.logout()
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret-metrics-token").status_code == 200
+    grant(dora, VIEW_METRICS)
+    assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 200
+    client.force_login(dora)
+    assert "# TYPE judge_queue_length gauge" in client.get("/metrics").content.decode()
+    root = make_user("root", staff=True)
+    root.is_superuser = True
+    root.save()
+    client.force_login(root)
+    assert client.get("/metrics").status_code == 200
 
 
 @pytest.mark.django_db
