@@ -4,12 +4,16 @@ covers the page."""
 
 from __future__ import annotations
 
+import html as html_module
+import re
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 from judge_cast import make_problem
 
 from judge_site.catalog import selectors
+from judge_site.catalog.sanitize import clean_html
 from judge_site.catalog.templatetags.judge_markdown import render_statement
 
 HOSTILE = """# Heading
@@ -72,3 +76,48 @@ def test_a_hostile_statement_and_notes_are_cleaned_on_the_page(
     for text in GONE + ["alert('notes')"]:
         assert text not in statement, text
     assert '<span class="math inline">x</span>' in page and 'id="solution-notes"' in page
+
+
+@pytest.mark.parametrize("url", [
+    "/\\evil.example/x.png",  # a backslash is a slash to a browser: //evil.example
+    "\\\\evil.example/x.png",
+    "/&#92;evil.example/x.png",  # the same, as an entity
+    "/\t/evil.example/x.png",  # a tab is dropped: //evil.example
+    "/&Tab;/evil.example/x.png",
+    "/&NewLine;/evil.example/x.png",
+    " //evil.example/x.png",  # a leading space is dropped
+    "//evil.example/x.png",  # protocol-relative: another host
+    "https:\\\\evil.example/x.png",
+], ids=["slash backslash", "two backslashes", "backslash entity", "tab", "tab entity",
+        "newline entity", "leading space", "protocol-relative", "scheme and backslashes"])
+def test_a_url_that_a_browser_reads_as_another_host_is_dropped(url: str) -> None:
+    raw = f'<img src="{url}" alt="i"> <a href="{url}">link</a>'
+    assert "evil.example" not in clean_html(raw)
+    assert "link" in clean_html(raw)  # the text stays, the URL goes
+    html = render_statement(f"{raw}\n\n![md]({url.strip()}) [md link]({url.strip()})\n")
+    urls = re.findall(r'(?:src|href)="([^"]*)"', html)
+    assert [u for u in urls if _host_seen_by_a_browser(u) != SITE] == [], html
+    assert "md link" in html
+
+
+SITE = "judge.example"
+
+
+def _host_seen_by_a_browser(url: str) -> str:
+    """The host a browser on a page of SITE loads ``url`` from (the WHATWG URL parser's
+    reading: C0 controls and spaces at the ends and tabs/newlines anywhere dropped, a
+    backslash read as a slash)."""
+    url = html_module.unescape(url).strip("".join(map(chr, range(0x21))))
+    url = re.sub(r"[\t\n\r]", "", url).replace("\\", "/")
+    return urlsplit(urljoin(f"https://{SITE}/problems/48/", url)).hostname or ""
+
+
+def test_the_sites_own_paths_and_inline_images_stay() -> None:
+    kept = ["/static/judge/figure.png", "figure.png", "./figure.png", "../figure.png",
+            "/%5Cnot-a-host/figure.png", "data:image/png;base64,iVBORw0KGgo="]
+    html = render_statement("\n\n".join(f"![f]({url})" for url in kept)
+                            + '\n\n[doc](https://example.org/doc) [here](#sec)\n')
+    for url in kept:
+        assert f'src="{url}"' in html, url
+    assert 'href="https://example.org/doc"' in html and 'href="#sec"' in html
+    assert render_statement("%2F%5Cevil.example").count("evil.example") == 1  # text, not a URL
