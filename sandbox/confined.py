@@ -28,7 +28,7 @@ from sandbox import framing
 from sandbox.backends.base import Backend, Sandbox, SandboxError, SandboxTimeout
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.problem import PackageError, ProblemPackage
-from sandbox.relay import BoxService
+from sandbox.relay import Bounds, BoxService
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,13 @@ GRADER_SCRIPT = Path(__file__).resolve().with_name("grader_process.py")
 HELLO_TIMEOUT_S = 120.0  # start-up: interpreter and torch import, on a busy machine
 AUTHOR_SILENCE_S = 120.0  # the most an author's code may compute between two requests
 MAX_PACKAGE_MIB = 64
+# The most one job may take, whatever its requests: a judging gets the judging task's own soft
+# limit (judge_site/settings.py, CELERY_TASK_SOFT_TIME_LIMIT; the engine passes the setting), a
+# package check (the reference with its benchmark, the starter, every tagged solution: the
+# catalog's largest, 065, takes well under a minute of it here) a quarter of an hour. A grader
+# that holds requests open while its other threads compute is stopped here, not by Celery.
+JUDGE_JOB_S = 300.0
+CHECK_JOB_S = 900.0
 
 
 class GraderFailed(Exception):
@@ -65,6 +72,11 @@ def pack_package(package: ProblemPackage) -> tuple[dict[str, Any], bytes]:
     return message, b"".join(chunks)
 
 
+def bounds_of(package: ProblemPackage, job_s: float) -> Bounds:
+    """The bounds of a job's sandboxes: the package's validated limits, the job's time."""
+    return Bounds.of(package.limits, list(package.manifest.get("requires", [])), job_s)
+
+
 class GraderHost:
     """One running grader process and the versions it already holds."""
 
@@ -90,15 +102,21 @@ class GraderHost:
         with self._send_lock:
             self.box.send(framing.encode_frame(message, blob))
 
-    def _recv_by(self, deadline: Callable[[], float]) -> tuple[dict[str, Any], bytes]:
-        """The next frame, waiting in slices until ``deadline()`` (re-read: it moves)."""
+    def _recv_by(self, deadline: Callable[[], float], job_end: float, job_s: float
+                 ) -> tuple[dict[str, Any], bytes]:
+        """The next frame, waiting in slices until ``deadline()`` (re-read: it moves), and
+        never past ``job_end``."""
         while True:
-            left = deadline() - time.monotonic()
+            now = time.monotonic()
+            if now >= job_end:
+                raise GraderFailed("the problem's grader process failed: SandboxTimeout: "
+                                   f"the job ran over its {job_s:g} s")
+            left = deadline() - now
             if left <= 0:
                 raise GraderFailed("the problem's grader process failed: SandboxTimeout: "
                                    f"the package's code computed for over {AUTHOR_SILENCE_S:g} s")
             try:
-                return self._recv(min(left, 1.0), quiet_timeout=True)
+                return self._recv(min(left, job_end - now, 1.0), quiet_timeout=True)
             except _Slice:
                 continue
 
@@ -121,10 +139,13 @@ class GraderHost:
         blob: bytes,
         service: BoxService | None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        job_s: float = JUDGE_JOB_S,
     ) -> dict[str, Any]:
-        """Send a job, serve its sandbox requests, pass its events on; its final event."""
+        """Send a job, serve its sandbox requests, pass its events on; its final event. A job
+        that has not ended after ``job_s`` fails (the caller then retires this process)."""
         self.jobs += 1
         ident = self.jobs
+        job_end = time.monotonic() + job_s
         self._send({**job, "job": ident}, blob)
         waits: dict[int, float] = {}  # requests in flight -> when they may end at the latest
         waits_lock = threading.Lock()
@@ -157,7 +178,7 @@ class GraderHost:
                 return last_activity[0] + AUTHOR_SILENCE_S
 
         while True:
-            message, data = self._recv_by(deadline)
+            message, data = self._recv_by(deadline, job_end, job_s)
             last_activity[0] = time.monotonic()
             if "rpc" in message:
                 rid = message.get("rid")
@@ -165,6 +186,9 @@ class GraderHost:
                     raise GraderFailed("the grader process sent a request without an id")
                 timeout = message.get("timeout_s")
                 limit = float(timeout) if isinstance(timeout, int | float) else HELLO_TIMEOUT_S
+                # A request is waited for no longer than the launcher lets it wait (BoxService
+                # refuses a longer timeout): the author's silence starts again after it.
+                limit = min(limit, service.bounds.recv_s if service is not None else HELLO_TIMEOUT_S)
                 with waits_lock:
                     waits[rid] = time.monotonic() + limit
                 self._pool.submit(serve, message, data)
@@ -219,14 +243,15 @@ class ConfinedGraders:
             host.close()
 
     def _job(self, domain: str, package: ProblemPackage, job: dict[str, Any],
-             service: BoxService, on_event: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+             service: BoxService, on_event: Callable[[dict[str, Any]], None],
+             job_s: float) -> dict[str, Any]:
         host = self._host(domain)
         try:
             if package.version not in host.versions:
                 message, blob = pack_package(package)
                 host.run(message, blob, None)
                 host.versions.add(package.version)
-            final = host.run({**job, "version": package.version}, b"", service, on_event)
+            final = host.run({**job, "version": package.version}, b"", service, on_event, job_s)
         except BaseException:
             host.close()
             raise
@@ -247,10 +272,13 @@ class ConfinedGraders:
         on_progress: Callable[[TestResult], None] | None = None,
         gpu_id: str | None = None,
         labels: dict[str, str] | None = None,
+        job_s: float = JUDGE_JOB_S,
     ) -> JudgeResult:
-        """sandbox.grader.judge, with the package's code run in the domain's grader process."""
+        """sandbox.grader.judge, with the package's code run in the domain's grader process;
+        ``job_s``: the most the judging may take (its sandboxes' wall time included)."""
         env = {"backend": backend.name}
-        service = BoxService(backend, labels or {}, gpu_id)
+        service = BoxService(backend, labels or {}, gpu_id, domain=domain,
+                             bounds=bounds_of(package, job_s))
         seen: list[TestResult] = []
 
         def on_event(message: dict[str, Any]) -> None:
@@ -263,7 +291,7 @@ class ConfinedGraders:
         job = {"op": "judge", "source": source, "mode": str(Mode(mode)), "gpu_id": gpu_id,
                "secret_seed": secret_seed, "backend": backend.name}
         try:
-            final = self._job(domain, package, job, service, on_event)
+            final = self._job(domain, package, job, service, on_event, job_s)
             result = JudgeResult.from_json(final["result"])
         except Exception as exc:  # noqa: BLE001 - ours (IE), whatever failed: start, channel, shape
             log.warning("confined grader failed on %s: %s", package.path, exc)
@@ -283,6 +311,7 @@ class ConfinedGraders:
         on_item: Callable[[Any], None] | None = None,
         bench: bool = True,
         secret_seed: int | None = None,
+        job_s: float = CHECK_JOB_S,
     ) -> Any:
         """sandbox.check.check_package, run in the domain's grader process; a failure of the
         process is one failed item of the report."""
@@ -304,9 +333,11 @@ class ConfinedGraders:
         job: dict[str, Any] = {"op": "check", "bench": bench, "backend": backend.name}
         if secret_seed is not None:
             job["secret_seed"] = secret_seed
-        service = BoxService(backend, {}, None)
+        # Each of the check's judgings is one judging: its sandboxes get a judging's wall time.
+        service = BoxService(backend, {}, None, domain=domain,
+                             bounds=bounds_of(package, min(JUDGE_JOB_S, job_s)))
         try:
-            final = self._job(domain, package, job, service, on_event)
+            final = self._job(domain, package, job, service, on_event, job_s)
             raw = final["report"]
             report.items = [item_of(i) for i in raw.get("items", [])]
             report.skipped = str(raw.get("skipped") or "")

@@ -72,6 +72,25 @@ class FeedbackPolicy(enum.StrEnum):
     FULL = "full"  # everything a public test would say
 
 
+# Timeouts of the channel to a sandbox (sandbox/session.py uses them; the launcher bounds a
+# confined grader's requests by them: sandbox/confined.py).
+STARTUP_TIMEOUT_S = 120.0  # runner start-up: interpreter + torch import
+SLACK_S = 0.5  # added to the per-test limit for the channel round trip
+MAX_SOURCE_BYTES = 512 * 1024  # a submission larger than this is CE before any sandbox starts
+IMPORT_TIMEOUT_S = 20.0  # importing the student's file where the problem requires Triton
+MIN_IMPORT_S = 2.0  # the least any import gets (the runner has imported torch already)
+
+
+def import_limit_s(time_s: float, requires: list[str]) -> float:
+    """How long the student's file may take to import: the problem's time limit (torch is
+    imported by the runner before any file is loaded, so a file that spins or forks at import
+    is stopped after the time limit, not after 20 s); a problem that requires Triton, whose
+    import and first compile are slow, keeps IMPORT_TIMEOUT_S."""
+    if "triton" in requires:
+        return max(time_s, IMPORT_TIMEOUT_S)
+    return max(time_s, MIN_IMPORT_S)
+
+
 @dataclass(frozen=True)
 class Limits:
     time_s: float = 10.0  # per test, wall clock, measured from the host
@@ -125,10 +144,44 @@ class Trust(enum.StrEnum):
         return max(values, key=order.index, default=cls.VERIFIED)
 
 
+# What a student reads of a rejected timing (sandbox/bench/trust.py's rules that reject, by
+# name): why, in plain words, and what to do next. The rule's own message has the figures.
+REJECTED_BECAUSE: dict[str, str] = {
+    "time_within_round_trip": "your code reported a time longer than the judge measured around "
+    "the call: the clock it timed itself with was not the real one",
+    "time_above_floor": "your code reported a time shorter than any call can take",
+    "gap_excess": "your timed calls took longer than the times they reported: work was done "
+    "outside the timed call (after it returned, or around its clock)",
+    "prepare_excess": "building the inputs of your timed calls took far longer than the "
+    "baseline's: work was done ahead, while the inputs were prepared, so the timed call only "
+    "handed back a result",
+    "faster_than_light": "your reported time is below the shape's speed of light: no machine "
+    "moves its bytes and does its arithmetic that fast",
+}
+REJECTED_NEXT = (
+    "A rejected timing has no speedup and no rank. Resubmit: a machine busy beyond its CPUs "
+    "can cause this once. If it repeats, do all of the work inside the timed call itself "
+    "(nothing while its inputs are built, nothing still running after it returns, no clock "
+    "of your own)."
+)
+
+
+def rejected_because(rule: str) -> list[str]:
+    """The plain reasons for the rejecting rules named in a benchmark's ``rule`` (one name,
+    names joined by "+" within a shape or by "; " across shapes); a generic one when none is
+    known (a result stored before the names)."""
+    names = [name.strip() for part in rule.split(";") for name in part.split("+")]
+    found = [REJECTED_BECAUSE[name] for name in dict.fromkeys(names) if name in REJECTED_BECAUSE]
+    return found or ["the judge could not believe the times your code reported"]
+
+
 @dataclass(frozen=True)
 class BenchmarkResult:
-    speedup: float  # baseline_ms / submission_ms; > 1 means faster than the baseline
-    submission_ms: float  # median
+    # baseline_ms / submission_ms; > 1 means faster than the baseline. None when the timing
+    # was rejected: a time that is not believed gives no figure (nor ``submission_ms``, nor a
+    # shape's ``speedup`` or ``sol_fraction``), and ranks nowhere.
+    speedup: float | None
+    submission_ms: float | None  # median; None when rejected
     baseline_ms: float  # median
     submission_spread: float = 0.0  # relative half-width of the middle 50%, e.g. 0.03
     baseline_spread: float = 0.0
@@ -138,8 +191,10 @@ class BenchmarkResult:
     rule: str = ""  # the trust rule(s) that charged or rejected the timing, by name
     note: str = ""  # why, in words (and per-shape figures when several shapes are combined)
     # one object per shape: name, submission_ms, baseline_ms, speedup, sol_ms, sol_fraction
-    # (sol_ms / submission_ms), bound ("memory" | "compute"); the sol keys are None for a
-    # shape without a cost model or a machine without measured limits
+    # (sol_ms / submission_ms), bound ("memory" | "compute"), bytes and flops (the shape's
+    # cost model, evaluated: the roofline reads them); the sol and cost keys are None for a
+    # shape without a cost model or a machine without measured limits; submission_ms, speedup
+    # and sol_fraction are None in a rejected timing
     shapes: list[dict[str, Any]] = field(default_factory=list)
 
     @property

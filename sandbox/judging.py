@@ -26,26 +26,20 @@ from typing import Any, ClassVar
 from sandbox.backends.base import Backend, SandboxSpec
 from sandbox.compare import is_memory_error
 from sandbox.contracts import (
+    MAX_SOURCE_BYTES,
     NOTHING_JUDGED,
+    SLACK_S,
+    STARTUP_TIMEOUT_S,
     BenchmarkResult,
     JudgeResult,
     Mode,
     TestResult,
     Verdict,
+    import_limit_s,
     overall_verdict,
 )
 from sandbox.problem import ProblemPackage
-from sandbox.session import (
-    MAX_SOURCE_BYTES,
-    SLACK_S,
-    STARTUP_TIMEOUT_S,
-    Fault,
-    Session,
-    await_hello,
-    clamped,
-    import_limit_s,
-    well_formed,
-)
+from sandbox.session import Fault, Session, await_hello, clamped, well_formed
 
 log = logging.getLogger(__name__)
 

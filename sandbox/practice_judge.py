@@ -48,11 +48,11 @@ from typing import Any, NoReturn
 from sandbox import wire
 from sandbox.compare import is_memory_error
 from sandbox.contracts import (
+    SLACK_S,
     Verdict,
 )
 from sandbox.session import (
     CHANNEL_MESSAGE,
-    SLACK_S,
     Fault,
     Session,
     clamped,

@@ -21,23 +21,8 @@ from sandbox.backends.base import (
     SandboxError,
     SandboxTimeout,
 )
-from sandbox.contracts import Verdict
+from sandbox.contracts import SLACK_S, STARTUP_TIMEOUT_S, Verdict
 
-STARTUP_TIMEOUT_S = 120.0  # runner start-up: interpreter + torch import
-SLACK_S = 0.5  # added to the per-test limit for the channel round trip
-MAX_SOURCE_BYTES = 512 * 1024  # a submission larger than this is CE before any sandbox starts
-IMPORT_TIMEOUT_S = 20.0  # importing the student's file where the problem requires Triton
-MIN_IMPORT_S = 2.0  # the least any import gets (the runner has imported torch already)
-
-
-def import_limit_s(time_s: float, requires: list[str]) -> float:
-    """How long the student's file may take to import: the problem's time limit (torch is
-    imported by the runner before any file is loaded, so a file that spins or forks at import
-    is stopped after the time limit, not after 20 s); a problem that requires Triton, whose
-    import and first compile are slow, keeps IMPORT_TIMEOUT_S."""
-    if "triton" in requires:
-        return max(time_s, IMPORT_TIMEOUT_S)
-    return max(time_s, MIN_IMPORT_S)
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"
 # The JSON part of a reply is parsed whole before any node is counted, and a Python object
 # per 2 or 3 bytes of JSON ('[],') is ~20 times its size: it is bounded before parsing

@@ -22,6 +22,7 @@ from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
 from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
 from sandbox.contracts import JudgeResult
 from sandbox.problem import ProblemPackage
+from sandbox.relay import CATALOG_DOMAIN
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def domain_of(package: ProblemPackage) -> str:
     """The trust domain a package's code runs in: the built-in catalog, or its own version."""
     catalog = Path(settings.JUDGE_PROBLEMS_DIR).resolve()
     if catalog in package.path.resolve().parents:
-        return "catalog"
+        return CATALOG_DOMAIN
     return f"version:{package.version}"
 
 

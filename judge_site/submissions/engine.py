@@ -388,7 +388,7 @@ def judge_source(
             result = graders.judge(
                 package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
                 gpu_id=gpu_id, labels=labels, domain=confinement.domain_of(package),
-                secret_seed=secret_seed,
+                secret_seed=secret_seed, job_s=float(settings.CELERY_TASK_SOFT_TIME_LIMIT),
             )
         else:
             result = judge(

@@ -37,6 +37,10 @@ class SandboxSpec:
     # baseline's, driven in alternation with the student's by one grader): do not wait for it.
     gpu_lock_held: bool = False
     labels: dict[str, str] = field(default_factory=dict)  # e.g. {"judge.submission": "42"}
+    # Whose code drives it, set by the launcher (sandbox/relay.py): "catalog", "version:<hash>",
+    # None in a grader that runs in this process. A sandbox kept between judgings
+    # (sandbox/backends/kept.py) is only ever handed to a judging of the same domain.
+    trust_domain: str | None = None
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,11 @@ DEFAULT_GPU_IMAGE = "tensor-judge-sandbox:cuda"
 RUNNER_COMMAND = ["python3", "-I", "/opt/judge/runner.py"]
 
 
+def kept_key(spec: SandboxSpec) -> tuple[str | None, tuple[int, int, int, int, int, str | None]]:
+    """What a kept baseline's sandbox is kept by: its trust domain, then its limits."""
+    return spec.trust_domain, pool_key(spec)
+
+
 def listed_labels(container: Any) -> dict[str, str]:
     """The labels of a container from a sparse list (``containers.list(sparse=True)``: no
     inspect per container, which fails for one removed meanwhile): the list's own answer, as
@@ -88,8 +93,8 @@ class DockerBackend(Backend):
             WarmPool(self._start_pooled, int(pool_size), pool_max_idle_s) if pool_size else None
         )
         # The baseline's sibling sandbox, kept between Submits (trusted code only; with a pool
-        # only: a one-shot backend keeps nothing).
-        self.keeper = TrustedKeeper(self.start, pool_key) if pool_size else None
+        # only: a one-shot backend keeps nothing), never for another trust domain.
+        self.keeper = TrustedKeeper(self.start, kept_key) if pool_size else None
 
     @property
     def client(self) -> Any:

@@ -31,14 +31,12 @@ from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.bench.peak import CACHE as PEAKS
 from sandbox.bench.peak import PROBE, Peak, machine_peak, with_probe
 from sandbox.compare import compare
-from sandbox.contracts import BenchmarkResult, Mode, TestResult, Verdict
+from sandbox.contracts import IMPORT_TIMEOUT_S, SLACK_S, BenchmarkResult, Mode, TestResult, Verdict
 from sandbox.feedback import explain
 from sandbox.judging import Kind, PrepareError, goodbye, register
 from sandbox.problem import Case, PackageError, baseline_file
 from sandbox.session import (
     CHANNEL_MESSAGE,
-    IMPORT_TIMEOUT_S,
-    SLACK_S,
     Fault,
     Session,
     await_hello,

@@ -20,10 +20,18 @@ from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
 from sandbox.contracts import Mode, Verdict
 from sandbox.grader import judge
 from sandbox.problem import load_package
-from sandbox.relay import BoxService
+from sandbox.relay import CATALOG_DOMAIN, Bounds, BoxService
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy"
 GRADER_SPEC = SandboxSpec(memory_mib=3072, pids=256, tmpfs_mib=256, wall_time_s=600)
+# Bounds wide enough for every spec these tests start (GRADER_SPEC's included).
+WIDE = Bounds(memory_mib=4096, pids=512, tmpfs_mib=512, output_kib=1024, max_frame_mib=256,
+              wall_time_s=600.0, recv_s=130.0)
+
+
+def _service(backend: Backend, labels: dict[str, str] | None = None, domain: str = "toy",
+             bounds: Bounds = WIDE) -> BoxService:
+    return BoxService(backend, labels or {}, None, domain=domain, bounds=bounds)
 
 
 class RecordingBackend(Backend):
@@ -118,7 +126,7 @@ def test_a_package_whose_files_do_not_match_its_hash_is_refused(graders: Confine
 
 
 def test_the_box_service_refuses_what_the_grader_may_not_ask() -> None:
-    service = BoxService(get_backend("local"), {"mine": "1"}, None)
+    service = _service(get_backend("local"), {"mine": "1"})
     try:
         for _ in range(4):
             reply, _ = service.handle({"rpc": "start", "spec": {"memory_mib": 512, "labels": {"x": "y"},
@@ -183,7 +191,7 @@ def test_a_sandboxs_cpu_pressure_is_relayed_to_the_grader_as_the_launcher_reads_
     from sandbox.relay import RelayBackend
 
     for stall_us in (1234, None):
-        service = BoxService(_StallingBackend(stall_us), {}, None)
+        service = _service(_StallingBackend(stall_us))
 
         box = RelayBackend(_Direct(service), "relay").start(GRADER_SPEC)  # type: ignore[arg-type]
         assert box.cpu_stall_us() == stall_us
@@ -228,7 +236,7 @@ def test_a_request_and_its_reply_cross_the_relay_as_one_exchange() -> None:
     from sandbox.relay import RelayBackend
 
     backend = _EchoBackend()
-    channel = _Counting(BoxService(backend, {}, None))
+    channel = _Counting(_service(backend))
     box = RelayBackend(channel, "relay").start(GRADER_SPEC)  # type: ignore[arg-type]
     box.send(b"one")
     assert box.recv(1.0) == b"one"
@@ -242,3 +250,111 @@ def test_a_request_and_its_reply_cross_the_relay_as_one_exchange() -> None:
     box.close()  # and so does the close: nothing sent is lost
     assert backend.boxes[0].sent == [b"one", b"two", b"three", b"bye", b"last"]
     assert channel.rpcs[2:] == ["send", "exchange", "send", "cpu_ns", "send", "close"]
+
+
+class _TrustRecorder(_EchoBackend):
+    """Remembers which of its two doors each start came through, and the spec."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.doors: list[tuple[str, SandboxSpec]] = []
+
+    def start(self, spec: SandboxSpec) -> Sandbox:
+        self.doors.append(("start", spec))
+        return super().start(spec)
+
+    def start_trusted(self, spec: SandboxSpec) -> Sandbox:
+        self.doors.append(("start_trusted", spec))
+        return super().start(spec)
+
+
+def test_only_the_catalogs_grader_gets_a_sandbox_that_may_be_kept() -> None:
+    """A version's grader asking for a trusted sandbox (one the worker may keep and hand to a
+    later judging) gets a fresh one; the trust domain on every spec is the launcher's."""
+    for domain, door in (("version:abc123", "start"), (CATALOG_DOMAIN, "start_trusted")):
+        backend = _TrustRecorder()
+        service = _service(backend, domain=domain)
+        try:
+            reply, _ = service.handle({"rpc": "start", "trusted": True,
+                                       "spec": {"trust_domain": CATALOG_DOMAIN}}, b"")
+            assert "box" in reply, reply
+            plain, _ = service.handle({"rpc": "start", "spec": {}}, b"")
+            assert "box" in plain, plain
+        finally:
+            service.close_all()
+        assert [d for d, _ in backend.doors] == [door, "start"]
+        assert all(spec.trust_domain == domain for _, spec in backend.doors)
+
+
+def test_the_box_service_refuses_limits_beyond_the_packages_and_clamps_the_wall_time() -> None:
+    bounds = Bounds(memory_mib=1024, pids=512, tmpfs_mib=64, output_kib=64, max_frame_mib=256,
+                    wall_time_s=300.0, recv_s=120.5)
+    backend = _TrustRecorder()
+    service = _service(backend, bounds=bounds)
+    try:
+        for bad in ({"memory_mib": 0}, {"pids": 0}, {"tmpfs_mib": 0}, {"output_kib": 0},
+                    {"max_frame_mib": 0}, {"memory_mib": 1025}, {"pids": 100000},
+                    {"tmpfs_mib": 65}, {"output_kib": 1 << 20}, {"memory_mib": True},
+                    {"memory_mib": "512"}, {"memory_mib": -1}, {"wall_time_s": 0},
+                    {"wall_time_s": -5}, {"wall_time_s": float("nan")},
+                    {"wall_time_s": float("inf")}, {"pids": 1.5}):
+            reply, _ = service.handle({"rpc": "start", "spec": bad}, b"")
+            assert reply["error"]["message"].startswith("refused: "), (bad, reply)
+        assert backend.doors == [], "nothing is started for a refused spec"
+        assert len(service.refused) == 17
+        reply, _ = service.handle({"rpc": "start", "trusted": True,
+                                   "spec": {"wall_time_s": 86400, "memory_mib": 1024}}, b"")
+        assert "box" in reply, reply
+        assert backend.doors[-1][1].wall_time_s == 300.0  # a day becomes the job's time
+        box = reply["box"]
+        for timeout in (121, 86400, -1, float("nan"), True, "5"):
+            bad, _ = service.handle({"rpc": "recv", "box": box, "timeout_s": timeout}, b"")
+            assert bad["error"]["message"].startswith("bad timeout"), (timeout, bad)
+        assert backend.boxes[0].sent == []
+    finally:
+        service.close_all()
+
+
+HOLDS_THE_RELAY = """
+import gc as _gc
+import threading as _threading
+import time as _time
+
+
+def _hold(g):
+    from sandbox.relay import Channel
+
+    channel = next(o for o in _gc.get_objects() if isinstance(o, Channel))
+
+    def chatter():  # a request every 0.2 s: the launcher never sees the author's code silent
+        while True:
+            try:
+                channel.request({"rpc": "processes", "box": 999})
+            except Exception:
+                return
+            _time.sleep(0.2)
+
+    _threading.Thread(target=chatter, daemon=True).start()
+    _time.sleep(120)  # while the author's code computes for as long as it likes
+
+
+CASES.insert(0, Case("holds", "axpy", _hold, public=True))
+"""
+
+
+def test_a_grader_that_keeps_the_relay_busy_is_stopped_at_the_jobs_time(
+    graders: ConfinedGraders, tmp_path: Path
+) -> None:
+    """Requests every 0.2 s keep the author's silence (120 s) from ever running out; the
+    job's own time still ends it (15 s here: wherever the job is then, it is IE)."""
+    folder = tmp_path / "900-toy"
+    shutil.copytree(TOY, folder)
+    with (folder / "tests.py").open("a") as tests:
+        tests.write(HOLDS_THE_RELAY)
+    result = graders.judge(load_package(folder), (TOY / "solution.py").read_text(), mode=Mode.RUN,
+                           backend=get_backend("local"), domain="holds", job_s=15.0)
+    assert result.verdict == Verdict.IE and "the job ran over its 15 s" in result.message, result
+    # The next job of that domain has a fresh grader process (the chatter died with the old).
+    again = graders.judge(_toy(tmp_path / "again"), (TOY / "solution.py").read_text(),
+                          mode=Mode.RUN, backend=get_backend("local"), domain="holds")
+    assert again.verdict == Verdict.AC, again.message

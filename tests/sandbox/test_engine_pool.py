@@ -78,44 +78,6 @@ def test_the_second_judging_of_a_worker_runs_in_a_pooled_sandbox(pooling: None) 
     assert not _left_after(client, ours, within_s=10)
 
 
-@pytest.mark.docker
-@pytest.mark.slow
-def test_a_worker_keeps_the_baselines_sandbox_between_submits(pooling: None) -> None:
-    """The baseline's sibling holds only trusted code: the second Submit of a worker process
-    reuses it (``baseline_sandbox == "kept"``) with the same verdict and a believed speedup,
-    while the student's sandbox is still a new one; a wrong file after it is still wrong."""
-    import docker
-
-    package = load_package(P48)
-    correct = (P48 / "solutions" / "AC" / "gather.py").read_text()
-    first = engine.judge_source(package, correct, Mode.SUBMIT)
-    assert first.verdict == Verdict.AC, first.message
-    assert first.environment["baseline_sandbox"] in ("fresh", "pooled")
-    second = engine.judge_source(package, correct, Mode.SUBMIT)
-    assert second.verdict == Verdict.AC, second.message
-    assert second.environment["baseline_sandbox"] == "kept"
-    assert second.environment["sandbox"] in ("fresh", "pooled")  # never the kept one
-    assert second.benchmark is not None and 0.5 < second.benchmark.speedup < 2.0
-    slow = (P48 / "solutions" / "AC" / "python_loops.py").read_text()
-    third = engine.judge_source(package, slow, Mode.SUBMIT)
-    assert third.verdict == Verdict.AC and third.benchmark is not None
-    assert (
-        third.benchmark.speedup < 0.5
-    )  # the kept baseline times its own kernel, not the last file
-    keeper = engine.backend_from_settings(requires=[]).keeper  # type: ignore[attr-defined]
-    assert keeper.reused >= 2 and keeper.idle_count() == 1
-    # This process's kept sandbox, by id: other judgings of problem 48 on the machine (the
-    # stack's workers, another test session) keep sandboxes of their own.
-    ours = [kept.box.container_id for kept in keeper._idle.values()]
-    assert len(ours) == 1 and ours[0]
-
-    engine.close_pools()
-    client = docker.from_env()
-    assert not _left_after(client, {"id": ours}, within_s=10), (
-        "closing the pools leaves no kept sandbox behind"
-    )
-
-
 def _left_after(client: Any, filters: dict[str, Any], within_s: float) -> list[Any]:
     """The containers matching ``filters`` still there, waiting up to ``within_s`` for them
     to go (a removal may still be on its way)."""

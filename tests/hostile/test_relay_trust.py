@@ -1,0 +1,126 @@
+"""An author's grader decides nothing about the sandboxes it drives (sandbox/relay.py).
+
+The attack (found by a probe of the stack): an uploaded version's ``tests.py`` runs in the
+confined grader, finds the relay's channel and asks the launcher for a *trusted* sandbox, one
+the worker keeps between judgings for the catalog's baselines; it plants a hook in it and says
+goodbye, so that the next catalog Submit with the same limits would time its baseline (and
+measure the machine) in a runner the author had loaded. It also asks for sandboxes with no
+limits (0 means "unlimited" to Docker). Through Docker, with a worker's warm pool and keeper:
+every unlimited spec is refused, the planted sandbox is never kept, and the catalog Submit that
+follows finds its baseline in a fresh sandbox; the catalog's own baseline sandbox is still kept
+for the catalog's next Submit."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_site.submissions import engine
+from sandbox.contracts import Mode, Verdict
+from sandbox.problem import load_package
+from tests.sandbox.test_engine_pool import P48, _left_after, pooling  # noqa: F401 - the fixture
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+TOY = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy"
+
+ATTACK = '''
+
+import gc as _gc
+import json as _json
+
+
+def _attack():
+    from sandbox import framing
+    from sandbox.backends.base import SandboxSpec
+    from sandbox.relay import Channel, RelayBackend
+
+    channel = next(o for o in _gc.get_objects() if isinstance(o, Channel))
+    found = {}
+    for name, spec in (("memory 0", {"memory_mib": 0}), ("pids 0", {"pids": 0}),
+                       ("tmpfs 0", {"tmpfs_mib": 0}), ("memory 64 GiB", {"memory_mib": 65536}),
+                       ("pids 100000", {"pids": 100000})):
+        reply, _ = channel.request({"rpc": "start", "trusted": True, "spec": spec})
+        found[name] = reply.get("error", {}).get("message", "started")
+        if "box" in reply:
+            channel.request({"rpc": "discard", "box": reply["box"]})
+    # The plant: the catalog's limits (problem 48's), a hook loaded, a clean goodbye.
+    box = RelayBackend(channel, "relay").start_trusted(SandboxSpec(memory_mib=1024, output_kib=64))
+    found["sandbox"] = box.environment.get("sandbox", "")
+    box.recv(120)
+    box.send(framing.encode_frame({"op": "load", "functions": [],
+                                   "source": "import builtins\\nbuiltins.PLANTED = 'author'\\n"}))
+    found["load"] = framing.decode_frame(box.recv(60))[0].get("status")
+    box.send(framing.encode_frame({"op": "bye"}))
+    box.recv(10)
+    box.close()
+    return found
+
+
+FOUND = _attack()
+CASES.insert(0, Case("probe", "axpy", lambda g: Call((torch.ones(2), torch.ones(2), 1.0)),
+                     public=True, check=lambda e, g: "PROBE " + _json.dumps(FOUND)))
+'''
+
+
+def _attacker(tmp_path: Path) -> Path:
+    """An uploaded version (not under the catalog's folder) with problem 48's memory limit, so
+    that a sandbox of its limits would fit problem 48's baseline."""
+    folder = tmp_path / "900-toy"
+    shutil.copytree(TOY, folder)
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text().replace("memory_mib = 256", "memory_mib = 1024"))
+    with (folder / "tests.py").open("a") as tests:
+        tests.write(ATTACK)
+    return folder
+
+
+@pytest.mark.usefixtures("pooling")
+def test_an_authors_trusted_start_never_reaches_a_catalog_submit(tmp_path: Path) -> None:
+    """The attack, then the catalog's own keeping: the second Submit of a worker process reuses
+    the catalog's baseline sandbox (``baseline_sandbox == "kept"``) with the same verdict and a
+    believed speedup, while the student's sandbox is still a new one."""
+    import docker
+
+    keeper = engine.backend_from_settings(requires=[]).keeper  # type: ignore[attr-defined]
+    attack = engine.judge_source(load_package(_attacker(tmp_path)), (TOY / "solution.py").read_text(),
+                                 Mode.RUN)
+    probe = next(t for t in attack.tests if t.name == "probe")
+    assert "PROBE " in probe.message, (attack.verdict, attack.message, probe)
+    found: dict[str, Any] = json.loads(probe.message.split("PROBE ", 1)[1].strip().splitlines()[0])
+    for name in ("memory 0", "pids 0", "tmpfs 0", "memory 64 GiB", "pids 100000"):
+        assert found[name].startswith("refused: "), (name, found)
+    assert found["load"] == "ok", found  # the hook was loaded: the box ran the author's code
+    assert keeper.idle_count() == 0 and keeper.started == 0, "a version's sandbox was kept"
+
+    package = load_package(P48)
+    correct = (P48 / "solutions" / "AC" / "gather.py").read_text()
+    first = engine.judge_source(package, correct, Mode.SUBMIT)
+    assert first.verdict == Verdict.AC, first.message
+    assert first.environment["baseline_sandbox"] in ("fresh", "pooled")  # not the planted one
+    second = engine.judge_source(package, correct, Mode.SUBMIT)
+    assert second.verdict == Verdict.AC, second.message
+    assert second.environment["baseline_sandbox"] == "kept"
+    assert second.environment["sandbox"] in ("fresh", "pooled")  # never the kept one
+    assert second.benchmark is not None and 0.5 < second.benchmark.speedup < 2.0
+    slow = (P48 / "solutions" / "AC" / "python_loops.py").read_text()
+    third = engine.judge_source(package, slow, Mode.SUBMIT)
+    assert third.verdict == Verdict.AC and third.benchmark is not None
+    assert (
+        third.benchmark.speedup < 0.5
+    )  # the kept baseline times its own kernel, not the last file
+    assert keeper.reused >= 2 and keeper.idle_count() == 1
+    # This process's kept sandbox, by id: other judgings of problem 48 on the machine (the
+    # stack's workers, another test session) keep sandboxes of their own.
+    ours = [kept.box.container_id for kept in keeper._idle.values()]
+    assert len(ours) == 1 and ours[0]
+
+    engine.close_pools()
+    client = docker.from_env()
+    assert not _left_after(client, {"id": ours}, within_s=10), (
+        "closing the pools leaves no kept sandbox behind"
+    )
