@@ -15,6 +15,7 @@ from judge_site.courses.models import (
     AssignmentProblem,
     Course,
     Extension,
+    Invitation,
     Membership,
     Role,
 )
@@ -57,7 +58,7 @@ class CourseAdmin(admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["course", "user", "role", "joined_at"]
+    list_display = ["course", "user", "role", "joined_at", "share_email", "roster_email"]
     list_filter = ["role"]
     search_fields = ["user__username", "course__title"]
     raw_id_fields = ["user", "course"]
@@ -116,3 +117,19 @@ class AssignmentAdmin(admin.ModelAdmin):
             )
         for extension in formset.deleted_objects:
             extension.delete()
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Read-only: an invitation is answered by its student (the courses page or the API)."""
+
+    list_display = ["course", "address", "status", "invited_by", "invited_at", "answered_at"]
+    list_filter = ["status"]
+    search_fields = ["address", "course__title"]
+    readonly_fields = [f.name for f in Invitation._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

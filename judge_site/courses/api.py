@@ -1,13 +1,27 @@
 """The courses API (exact, used by tooling outside the repository), with the token auth of the
 rest of /api/v1 (``Authorization: Token <key>``, or the session with its CSRF check):
 
-- ``POST /api/v1/courses`` ``{"title"}`` -> 201 ``{"id", "join_code"}`` (site staff, or
-  holders of courses.create_course)
-- ``POST /api/v1/courses/<id>/join`` ``{"join_code"}`` -> 201 (joined) or 200 (already a
-  member) ``{"course", "role"}``
+- ``POST /api/v1/courses`` ``{"title"}`` -> 201 ``{"id", "join_code"}`` (holders of
+  courses.create_course; ``is_staff`` alone is not enough)
+- ``POST /api/v1/courses/<id>/join`` ``{"join_code"}`` (and optionally ``"share_email"``: true
+  lets the instructors see the account's e-mail) -> 201 (joined) or 200 (already a member)
+  ``{"course", "role"}``
 - ``POST /api/v1/courses/<id>/assignments`` ``{"title", "problems", "opens_at", "due_at",
   "late_until", "late_credit"}`` -> 201 ``{"id"}`` (an instructor of the course)
 - ``GET /api/v1/courses/<id>/grades.csv`` (an instructor of the course)
+
+Added by issue 36 (a roster invites; the student accepts):
+
+- ``POST /api/v1/courses/<id>/roster`` ``{"roster": "<CSV text>"}`` -> 200 ``{"invited",
+  "already_invited", "rows": [{"line", "value", "status"}]}``, ``status`` ``invited`` or
+  ``already_invited`` whether or not an account has the address; 400 ``{"error", "rows"}`` with
+  the rows that are not addresses (``status`` ``invalid`` and an ``error``), nobody invited
+  (an instructor of the course)
+- ``GET /api/v1/courses/invitations`` -> 200 ``{"invitations": [{"id", "course", "title",
+  "invited_at"}]}``: the caller's pending invitations
+- ``POST /api/v1/courses/invitations/<id>/accept`` ``{"share_email"}`` (optional, false) ->
+  201 (joined) or 200 (already a member) ``{"course", "role"}``
+- ``POST /api/v1/courses/invitations/<id>/decline`` -> 200 ``{"id", "status": "declined"}``
 
 Errors are ``{"error": message}``: 400 bad input, 401 no or bad token, 403 a member who is not
 an instructor on an instructor's route, 404 a course the caller is not a member of.
@@ -41,9 +55,9 @@ def _caller(request: HttpRequest) -> AbstractBaseUser | JsonResponse:
     return user  # type: ignore[return-value]
 
 
-def _body(request: HttpRequest) -> dict[str, Any] | JsonResponse:
-    if len(request.body or b"") > MAX_BODY_BYTES:
-        return _error(f"body: at most {MAX_BODY_BYTES // 1024} KiB")
+def _body(request: HttpRequest, limit: int = MAX_BODY_BYTES) -> dict[str, Any] | JsonResponse:
+    if len(request.body or b"") > limit:
+        return _error(f"body: at most {limit // 1024} KiB")
     try:
         body = json.loads(request.body or b"{}")
     except RecursionError:
@@ -95,7 +109,9 @@ def course_join(request: HttpRequest, course_id: int) -> JsonResponse:
     if course is None:
         return _error("no such course, or not its join code", 404)
     try:
-        membership, created = services.course_join(user, course, body["join_code"])
+        membership, created = services.course_join(
+            user, course, body["join_code"], share_email=body.get("share_email", False)
+        )
     except services.CourseError as exc:
         return _error(exc.message, exc.status)
     return JsonResponse(
@@ -120,6 +136,86 @@ def course_assignments(request: HttpRequest, course_id: int) -> JsonResponse:
     except services.CourseError as exc:
         return _error(exc.message, exc.status)
     return JsonResponse({"id": assignment.pk}, status=201)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def course_roster(request: HttpRequest, course_id: int) -> JsonResponse:
+    user = _caller(request)
+    if isinstance(user, JsonResponse):
+        return user
+    membership = _instructor(user, course_id)
+    if isinstance(membership, JsonResponse):
+        return membership
+    # A roster of MAX_ROSTER_BYTES, written as a JSON string (quotes, escapes), fits.
+    body = _body(request, 2 * services.MAX_ROSTER_BYTES)
+    if isinstance(body, JsonResponse):
+        return body
+    if not isinstance(body.get("roster"), str):
+        return _error("roster: missing (the CSV as a string)")
+    try:
+        report = services.roster_import(user, membership.course, body["roster"])
+    except services.CourseError as exc:
+        return _error(exc.message, exc.status)
+    if not report.ok:
+        return JsonResponse({
+            "error": f"roster: {len(report.invalid)} rows are not a username or an e-mail "
+                     "address; nobody was invited",
+            "rows": [
+                {"line": r.line, "value": r.value, "status": r.status, "error": r.error}
+                for r in report.invalid
+            ],
+        }, status=400)
+    return JsonResponse({
+        "invited": len(report.invited),
+        "already_invited": len(report.already),
+        "rows": [{"line": r.line, "value": r.value, "status": r.status} for r in report.rows],
+    })
+
+
+@require_GET
+def invitations(request: HttpRequest) -> JsonResponse:
+    user = _caller(request)
+    if isinstance(user, JsonResponse):
+        return user
+    return JsonResponse({"invitations": [
+        {"id": i.pk, "course": i.course_id, "title": i.course.title,
+         "invited_at": i.invited_at.isoformat()}
+        for i in selectors.invitations_pending_for(user)[:200]
+    ]})
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def invitation_accept(request: HttpRequest, invitation_id: int) -> JsonResponse:
+    user = _caller(request)
+    if isinstance(user, JsonResponse):
+        return user
+    body = _body(request)
+    if isinstance(body, JsonResponse):
+        return body
+    try:
+        membership, created = services.invitation_accept(
+            user, invitation_id, share_email=body.get("share_email", False)
+        )
+    except services.CourseError as exc:
+        return _error(exc.message, exc.status)
+    return JsonResponse(
+        {"course": membership.course_id, "role": membership.role}, status=201 if created else 200
+    )
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def invitation_decline(request: HttpRequest, invitation_id: int) -> JsonResponse:
+    user = _caller(request)
+    if isinstance(user, JsonResponse):
+        return user
+    try:
+        invitation = services.invitation_decline(user, invitation_id)
+    except services.CourseError as exc:
+        return _error(exc.message, exc.status)
+    return JsonResponse({"id": invitation.pk, "status": invitation.status})
 
 
 @require_GET

@@ -3,6 +3,11 @@
 UTF-8 with a byte order mark (Excel reads it as UTF-8 then); a text cell that a spreadsheet
 would take for a formula (starting with = + - @, or a tab or carriage return) is written with a
 leading apostrophe, so ``=HYPERLINK(...)`` in a title or a username stays text.
+
+The ``email`` column holds only what the student let the course have
+(``Membership.email_for_instructors``): the address the instructor's roster invited them at,
+once they accepted, or their account's address if they agreed to share it; else it is empty.
+The rows are the course's students (who joined or accepted), never invited accounts.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ def grades_csv(book: Gradebook) -> str:
     writer.writerow([safe_cell(h) for h in header])
     for row in book.rows:
         cells = iter(row.cells)
-        line = [row.user.get_username(), row.user.email or ""]
+        line = [row.user.get_username(), row.membership.email_for_instructors]
         for assignment in book.assignments:
             for _ in assignment.problem_list:  # type: ignore[attr-defined]
                 line.append(fmt_credit(next(cells).credit))

@@ -5,7 +5,9 @@ Rules (docs/courses.md): per student, assignment and problem, 1 when the student
 accepted Submit was created by the due date (the assignment's, or the student's extension),
 ``late_credit`` when it was created in the late window after it, 0 otherwise. The submission's
 creation time counts, never its judging time. Only Submit judgings count (a Run is public tests
-only); an internal error (IE) counts neither as an attempt nor as a verdict.
+only); an internal error (IE) counts neither as an attempt nor as a verdict. Only submissions
+made at or after the student joined the course count (the course sees nothing earlier: the
+trust map), so work done before joining earns credit once it is submitted again.
 
 Queries are per course and bounded by its size: one aggregate over the submissions of its
 students to its problems (GROUP BY user, problem on the (user, problem, -created_at) index),
@@ -17,7 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db.models import Case, Count, FloatField, IntegerField, Max, Min, Q, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    FloatField,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    Value,
+    When,
+)
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 
@@ -44,9 +58,13 @@ class Tally:
 
 
 def counted_submissions(course: Course, problem_ids: list[int], user_id: int | None = None):
-    """The submissions that count for the course: its students' judged Submits to its problems."""
-    students = Membership.objects.filter(course=course, role=Role.STUDENT).values("user_id")
-    qs = Submission.objects.filter(COUNTED, problem_id__in=problem_ids, user_id__in=students)
+    """The submissions that count for the course: its students' judged Submits to its problems,
+    made at or after the student joined it."""
+    joined = Membership.objects.filter(
+        course=course, role=Role.STUDENT, user_id=OuterRef("user_id"),
+        joined_at__lte=OuterRef("created_at"),
+    )
+    qs = Submission.objects.filter(COUNTED, Exists(joined), problem_id__in=problem_ids)
     if user_id is not None:
         qs = qs.filter(user_id=user_id)
     return qs

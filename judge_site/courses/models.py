@@ -1,6 +1,11 @@
 """Courses: a class with instructors and students, its assignments (problems with deadlines),
 and per-student extensions. Credit is never stored: it is computed from the submissions when
 read (judge_site/courses/grading.py), so a rejudge that changes a verdict changes the credit.
+
+A course sees only what its students gave it (docs/courses.md, "What an instructor sees"): a
+student is a member because they joined with the code or accepted an invitation (a roster import
+only invites); the course reads their submissions to its problems made at or after
+``Membership.joined_at``, and their e-mail only as ``Membership.email_for_instructors`` says.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ class Course(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        # Site staff may always create courses; anyone else needs this permission.
+        # Needed to create a course, site staff included (superusers hold every permission).
         permissions = [("create_course", "Can create courses")]
 
     def __str__(self) -> str:
@@ -51,7 +56,14 @@ class Membership(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_memberships"
     )
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.STUDENT)
+    # When the student joined (code) or accepted the invitation: the course's instructors read
+    # their submissions made at or after it, never earlier ones.
     joined_at = models.DateTimeField(auto_now_add=True)
+    # The student agreed to show their account's e-mail address to the course's instructors.
+    share_email = models.BooleanField(default=False)
+    # The address the instructor's roster invited, when the student accepted that invitation:
+    # the instructor supplied it, so showing it back tells them nothing new.
+    roster_email = models.EmailField(blank=True, default="")
 
     class Meta:
         ordering = ["course_id", "role", "user_id"]
@@ -62,6 +74,21 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.course} ({self.role})"
+
+    @property
+    def email_for_instructors(self) -> str:
+        """The e-mail address the course's instructors may see for this member (the grades CSV,
+        the manage page). The rule: the address the instructor's own roster invited the student
+        at, once the student accepted that invitation (``roster_email``: the institution's
+        roster supplied it); else the account's address if the student agreed to share it
+        (``share_email``, asked when joining or accepting, and changeable on the course page);
+        else nothing. The account's address is never shown without that agreement, even when
+        it equals one the roster listed for somebody else."""
+        if self.roster_email:
+            return self.roster_email
+        if self.share_email:
+            return str(getattr(self.user, "email", "") or "")
+        return ""
 
 
 class Assignment(models.Model):
@@ -133,3 +160,49 @@ class Extension(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} until {self.due_at:%Y-%m-%d %H:%M} ({self.assignment_id})"
+
+
+class InvitationStatus(models.TextChoices):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+
+
+class Invitation(models.Model):
+    """One row of an instructor's roster: the course invites whoever holds ``address`` (an
+    account's username, or its e-mail address when the value has an @), lower-cased.
+
+    Nothing links it to an account until that account accepts: the import never looks accounts
+    up, so its report is the same whether or not an address has an account (it cannot be used
+    to learn which addresses do), and an invited student shares nothing with the course before
+    saying yes. Accepting makes them a student from that moment (``Membership.joined_at``).
+    """
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="invitations")
+    address = models.CharField(max_length=254)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    invited_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(
+        max_length=10, choices=InvitationStatus.choices, default=InvitationStatus.PENDING
+    )
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["course_id", "address"]
+        constraints = [
+            models.UniqueConstraint(fields=["course", "address"], name="one_invitation_per_address")
+        ]
+        indexes = [models.Index(fields=["address", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.address} to {self.course} ({self.status})"
+
+    @property
+    def by_email(self) -> bool:
+        return "@" in self.address

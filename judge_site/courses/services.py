@@ -1,4 +1,5 @@
-"""Writes on courses: create, join, roster, removal, assignments, deadlines and extensions.
+"""Writes on courses: create, join, roster invitations (and their answers), removal,
+assignments, deadlines and extensions.
 
 Every change that can move a grade (a deadline moved, an extension given, a student removed)
 is written to the audit log (judge_site/staff AuditEntry) in the same transaction.
@@ -14,19 +15,23 @@ from datetime import datetime, tzinfo
 from typing import Any, TypeAlias
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import IntegrityError, transaction
-from django.db.models import Q
-from django.db.models.functions import Lower
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, models, transaction
+from django.utils import timezone
 
 from judge_site.catalog.models import Problem
 from judge_site.core import requests
+from judge_site.courses import selectors
 from judge_site.courses.models import (
     Assignment,
     AssignmentProblem,
     Course,
     Extension,
+    Invitation,
+    InvitationStatus,
     Membership,
     Role,
     new_join_code,
@@ -49,11 +54,15 @@ class CourseError(Exception):
         self.status = status
 
 
+CREATE_COURSE = "courses.create_course"
+
+
 def can_create_course(user: AnyUser) -> bool:
-    """Site staff, or anyone holding courses.create_course (directly or through a group)."""
+    """Holders of courses.create_course (directly or through a group; superusers hold every
+    permission). ``is_staff`` alone is not enough: an instructor reads their students' work."""
     if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
         return False
-    return bool(user.is_staff) or user.has_perm("courses.create_course")
+    return user.has_perm(CREATE_COURSE)
 
 
 def _clean_title(value: Any) -> str:
@@ -74,7 +83,10 @@ def _target(course: Course) -> str:
 @transaction.atomic
 def course_create(user: AbstractBaseUser, title: Any) -> Course:
     if not can_create_course(user):
-        raise CourseError("you may not create courses (ask staff for 'Can create courses')", 403)
+        raise CourseError(
+            "you may not create courses (ask an administrator for the permission "
+            "'Can create courses', courses.create_course)", 403
+        )
     course = Course.objects.create(title=_clean_title(title), created_by=user)
     Membership.objects.create(course=course, user=user, role=Role.INSTRUCTOR)
     audit_record(user, "course.create", _target(course))
@@ -88,18 +100,26 @@ def _same_code(given: Any, known: str) -> bool:
     return hmac.compare_digest(cleaned.encode(), known.encode())
 
 
-def course_join(user: AbstractBaseUser, course: Course, code: Any) -> tuple[Membership, bool]:
-    """Join ``course`` as a student with its join code: (membership, created). A member who
-    joins again keeps their membership (an instructor stays an instructor)."""
+def course_join(
+    user: AbstractBaseUser, course: Course, code: Any, *, share_email: Any = False
+) -> tuple[Membership, bool]:
+    """Join ``course`` as a student with its join code: (membership, created). The course's
+    instructors read the student's submissions from now on (``joined_at``); ``share_email``
+    (a bool) lets them see the account's e-mail address. A member who joins again keeps their
+    membership (an instructor stays an instructor)."""
+    if not isinstance(share_email, bool):
+        raise CourseError("share_email: true or false")
     if not _same_code(code, course.join_code):
         raise CourseError("join_code: no such course, or not its join code", 404)
     membership, created = Membership.objects.get_or_create(
-        course=course, user=user, defaults={"role": Role.STUDENT}
+        course=course, user=user, defaults={"role": Role.STUDENT, "share_email": share_email}
     )
     return membership, created
 
 
-def course_join_by_code(user: AbstractBaseUser, code: Any) -> tuple[Membership, bool]:
+def course_join_by_code(
+    user: AbstractBaseUser, code: Any, *, share_email: Any = False
+) -> tuple[Membership, bool]:
     if not isinstance(code, str) or not code.strip():
         raise CourseError("join_code: missing")
     cleaned = code.strip().replace("-", "").replace(" ", "").upper()
@@ -107,7 +127,7 @@ def course_join_by_code(user: AbstractBaseUser, code: Any) -> tuple[Membership, 
     course = Course.objects.filter(join_code=cleaned).first() if known else None
     if course is None:
         raise CourseError("join_code: no course has this join code", 404)
-    return course_join(user, course, cleaned)
+    return course_join(user, course, cleaned, share_email=share_email)
 
 
 def course_rotate_code(actor: AbstractBaseUser, course: Course) -> str:
@@ -154,83 +174,193 @@ def instructor_add(actor: AbstractBaseUser, course: Course, user: AbstractBaseUs
         audit_record(actor, "course.instructor_add", _target(course), user=user.get_username())
 
 
+class RosterStatus(models.TextChoices):
+    """A roster row's outcome. ``invited`` and ``already_invited`` say nothing of accounts: the
+    same for an address that has one and for one that has none."""
+
+    INVITED = "invited"
+    ALREADY_INVITED = "already_invited"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class RosterRow:
+    line: int
+    value: str  # as written in the CSV
+    status: str  # a RosterStatus
+    error: str = ""  # why, for an invalid row
+
+
 @dataclass
 class RosterReport:
-    added: list[str] = field(default_factory=list)
-    already: list[str] = field(default_factory=list)
-    # (line number, the value as written, why): nothing is imported while this is not empty.
-    unknown: list[tuple[int, str, str]] = field(default_factory=list)
+    rows: list[RosterRow] = field(default_factory=list)
+
+    @property
+    def invalid(self) -> list[RosterRow]:
+        """Rows that are neither a username nor an e-mail address: nothing is imported while
+        there is one."""
+        return [r for r in self.rows if r.status == RosterStatus.INVALID]
+
+    @property
+    def invited(self) -> list[RosterRow]:
+        return [r for r in self.rows if r.status == RosterStatus.INVITED]
+
+    @property
+    def already(self) -> list[RosterRow]:
+        return [r for r in self.rows if r.status == RosterStatus.ALREADY_INVITED]
 
     @property
     def ok(self) -> bool:
-        return not self.unknown
+        return not self.invalid
 
 
 _HEADER_WORDS = {"username", "user", "email", "e-mail", "login", "name"}
+_USERNAME = UnicodeUsernameValidator()
+
+
+def _address_problem(value: str) -> str:
+    """Why ``value`` is neither an e-mail address (it has an @) nor a username; "" when it is
+    one. Decided from the text alone: no account is looked up."""
+    if len(value) > 254:  # the invitation's column; also more than any mailbox allows
+        return "at most 254 characters"
+    try:
+        if "@" in value:
+            validate_email(value)
+        elif len(value) > 150:
+            return "a username has at most 150 characters"
+        else:
+            _USERNAME(value)
+    except ValidationError:
+        return "not an e-mail address" if "@" in value else "not a username or an e-mail address"
+    return ""
 
 
 def roster_import(actor: AbstractBaseUser, course: Course, text: str) -> RosterReport:
-    """Add the students listed in a roster CSV: the first cell of each row is a username or
-    an e-mail address (a header row naming the column is skipped). All or nothing: when any
-    row matches no account (or an e-mail matches several), nothing is added and the report
-    lists those rows."""
+    """Invite the students listed in a roster CSV: the first cell of each row is a username or
+    an e-mail address (a header row naming the column is skipped).
+
+    A roster invites, it does not enrol: each address gets a pending ``Invitation`` that the
+    account holding it accepts (or not) on its courses page or through the API; until then the
+    course reads nothing of that account. No account is looked up, so every well-formed row is
+    reported ``invited`` (``already_invited`` when this course invited it before) whether or
+    not an account has that address. All or nothing: when a row is neither a username nor an
+    e-mail address, nobody is invited and the report lists those rows."""
     if len(text.encode("utf-8", "replace")) > MAX_ROSTER_BYTES:
         raise CourseError(f"roster: at most {MAX_ROSTER_BYTES // 1024} KiB")
     if requests.text_problem(text):
         raise CourseError(f"roster: {requests.text_problem(text)}")
     values: list[tuple[int, str]] = []
-    for line_no, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), start=1):
-        cell = next((c.strip() for c in row if c.strip()), "")
-        if not cell or (line_no == 1 and cell.lower() in _HEADER_WORDS):
-            continue
-        values.append((line_no, cell))
+    try:
+        for line_no, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), start=1):
+            cell = next((c.strip() for c in row if c.strip()), "")
+            if not cell or (line_no == 1 and cell.lower() in _HEADER_WORDS):
+                continue
+            values.append((line_no, cell))
+    except csv.Error as exc:
+        raise CourseError(f"roster: not a CSV file ({exc})") from None
     if not values:
         raise CourseError("roster: no usernames or e-mail addresses found")
     if len(values) > MAX_ROSTER_ROWS:
         raise CourseError(f"roster: at most {MAX_ROSTER_ROWS} rows")
-    User = get_user_model()
-    names = {v.lower() for _, v in values if "@" not in v}
-    mails = {v.lower() for _, v in values if "@" in v}
-    by_name: dict[str, list[Any]] = {}
-    by_mail: dict[str, list[Any]] = {}
-    candidates = User.objects.annotate(lname=Lower("username"), lmail=Lower("email")).filter(
-        Q(lname__in=names) | Q(lmail__in=mails), is_active=True
-    )
-    for user in candidates.only("id", "username", "email"):
-        by_name.setdefault(user.username.lower(), []).append(user)
-        if user.email:
-            by_mail.setdefault(user.email.lower(), []).append(user)
+    bad = [
+        RosterRow(n, v[:100], RosterStatus.INVALID, why)
+        for n, v in values
+        if (why := _address_problem(v))
+    ]
+    if bad:
+        return RosterReport(bad)
     report = RosterReport()
-    chosen: list[Any] = []
-    for line_no, value in values:
-        found = (by_mail if "@" in value else by_name).get(value.lower(), [])
-        exact = [u for u in found if u.username == value]
-        if len(found) > 1 and len(exact) == 1:
-            found = exact
-        if not found:
-            report.unknown.append((line_no, value, "no such account"))
-        elif len(found) > 1:
-            report.unknown.append((line_no, value, "matches several accounts"))
-        else:
-            chosen.append(found[0])
-    if report.unknown:
-        return report
     with transaction.atomic():
-        members = dict(
-            Membership.objects.filter(course=course, user__in=chosen).values_list("user_id", "role")
+        known = set(
+            Invitation.objects.filter(
+                course=course, address__in={v.lower() for _, v in values}
+            ).values_list("address", flat=True)
         )
-        seen: set[int] = set()
-        for user in chosen:
-            if user.pk in seen:
+        fresh: list[Invitation] = []
+        for line_no, value in values:
+            address = value.lower()
+            if address in known:
+                report.rows.append(RosterRow(line_no, value, RosterStatus.ALREADY_INVITED))
                 continue
-            seen.add(user.pk)
-            if user.pk in members:
-                report.already.append(user.username)
-                continue
-            Membership.objects.create(course=course, user=user, role=Role.STUDENT)
-            report.added.append(user.username)
-        audit_record(actor, "course.roster_import", _target(course), added=report.added)
+            known.add(address)
+            fresh.append(Invitation(course=course, address=address, invited_by=actor))
+            report.rows.append(RosterRow(line_no, value, RosterStatus.INVITED))
+        # A concurrent import of the same address keeps its row (one invitation per address).
+        Invitation.objects.bulk_create(fresh, ignore_conflicts=True)
+        audit_record(
+            actor, "course.roster_import", _target(course),
+            invited=[i.address for i in fresh], already=len(report.already),
+        )
     return report
+
+
+def _pending_invitation(user: AbstractBaseUser, invitation_id: int) -> Invitation:
+    """The pending invitation to ``user``, locked; 404 for any other (another's included)."""
+    found = (
+        selectors.invitations_pending_for(user).select_for_update(of=("self",)).filter(pk=invitation_id).first()
+        if 0 < invitation_id < 2**63
+        else None
+    )
+    if found is None:
+        raise CourseError("no such invitation (or it was answered already)", 404)
+    return found
+
+
+@transaction.atomic
+def invitation_accept(
+    user: AbstractBaseUser, invitation_id: int, *, share_email: Any = False
+) -> tuple[Membership, bool]:
+    """Accept an invitation addressed to ``user``: (membership, created). The student joins the
+    course now (its instructors read their submissions from this moment on); an invitation made
+    to an e-mail address gives the course that address (``Membership.roster_email``).
+    ``share_email`` (a bool) also shares the account's own address. A member already keeps
+    their membership and role."""
+    if not isinstance(share_email, bool):
+        raise CourseError("share_email: true or false")
+    invitation = _pending_invitation(user, invitation_id)
+    membership, created = Membership.objects.get_or_create(
+        course=invitation.course, user=user,
+        defaults={
+            "role": Role.STUDENT,
+            "share_email": share_email,
+            "roster_email": invitation.address if invitation.by_email else "",
+        },
+    )
+    answered = Invitation.objects.filter(
+        pk=invitation.pk, status=InvitationStatus.PENDING
+    ).update(status=InvitationStatus.ACCEPTED, answered_by=user, answered_at=timezone.now())
+    if not answered:  # answered meanwhile (the row lock makes this rare): nothing changes
+        raise CourseError("no such invitation (or it was answered already)", 404)
+    audit_record(
+        user, "course.invitation_accept", _target(invitation.course),
+        invitation=invitation.pk, joined=created,
+    )
+    return membership, created
+
+
+@transaction.atomic
+def invitation_decline(user: AbstractBaseUser, invitation_id: int) -> Invitation:
+    """Decline an invitation addressed to ``user``: the course learns nothing (its instructors
+    see it as "not accepted", as if no account had the address)."""
+    invitation = _pending_invitation(user, invitation_id)
+    Invitation.objects.filter(pk=invitation.pk, status=InvitationStatus.PENDING).update(
+        status=InvitationStatus.DECLINED, answered_by=user, answered_at=timezone.now()
+    )
+    invitation.status = InvitationStatus.DECLINED
+    return invitation
+
+
+def email_sharing_set(user: AbstractBaseUser, course_id: int, share: Any) -> Membership:
+    """A student agrees (or no longer agrees) to show their account's e-mail address to the
+    course's instructors."""
+    if not isinstance(share, bool):
+        raise CourseError("share_email: true or false")
+    updated = Membership.objects.filter(
+        course_id=course_id, user_id=user.pk, role=Role.STUDENT
+    ).update(share_email=share)
+    if not updated:
+        raise CourseError("no such course", 404)
+    return Membership.objects.select_related("course").get(course_id=course_id, user_id=user.pk)
 
 
 def parse_when(value: Any, name: str, *, zone: tzinfo | None = None) -> datetime:

@@ -70,13 +70,15 @@ def attempts_to_ac(course: Course, problem_ids: list[int]) -> dict[tuple[int, in
 
 
 # Public test names only: a hidden test's name never leaves the grader's side of the pages.
+# The submissions are counted_submissions' (made at or after the student joined the course).
 _FAILING_SQL = """
 SELECT s.problem_id, t.value->>'name', COUNT(*), COUNT(DISTINCT s.user_id)
 FROM submissions_submission s
 CROSS JOIN LATERAL jsonb_array_elements(
     CASE WHEN jsonb_typeof(s.tests) = 'array' THEN s.tests ELSE '[]'::jsonb END) AS t(value)
 WHERE s.problem_id = ANY(%s)
-  AND s.user_id IN (SELECT user_id FROM courses_membership WHERE course_id = %s AND role = %s)
+  AND EXISTS (SELECT 1 FROM courses_membership m WHERE m.course_id = %s AND m.role = %s
+              AND m.user_id = s.user_id AND m.joined_at <= s.created_at)
   AND s.mode = 'submit' AND s.status = 'done' AND s.verdict NOT IN ('AC', 'IE', '')
   AND t.value->>'public' = 'true'
   AND COALESCE(t.value->>'verdict', '') NOT IN ('AC', '')

@@ -8,7 +8,18 @@ urlpatterns = [
     path("courses/", views.course_list, name="list"),
     path("courses/new", views.course_create, name="create"),
     path("courses/join", views.course_join, name="join"),
+    path(
+        "courses/invitations/<int:invitation_id>/accept",
+        views.invitation_accept,
+        name="invitation_accept",
+    ),
+    path(
+        "courses/invitations/<int:invitation_id>/decline",
+        views.invitation_decline,
+        name="invitation_decline",
+    ),
     path("courses/<int:course_id>/", views.course_detail, name="detail"),
+    path("courses/<int:course_id>/email-sharing", views.email_sharing, name="email_sharing"),
     path("courses/<int:course_id>/manage", views.course_manage, name="manage"),
     path("courses/<int:course_id>/progress", views.course_progress, name="progress"),
     path("courses/<int:course_id>/rotate-code", views.course_rotate, name="rotate"),
@@ -41,7 +52,19 @@ urlpatterns = [
         name="leaderboard",
     ),
     path("api/v1/courses", api.courses, name="api_courses"),
+    path("api/v1/courses/invitations", api.invitations, name="api_invitations"),
+    path(
+        "api/v1/courses/invitations/<int:invitation_id>/accept",
+        api.invitation_accept,
+        name="api_invitation_accept",
+    ),
+    path(
+        "api/v1/courses/invitations/<int:invitation_id>/decline",
+        api.invitation_decline,
+        name="api_invitation_decline",
+    ),
     path("api/v1/courses/<int:course_id>/join", api.course_join, name="api_course_join"),
+    path("api/v1/courses/<int:course_id>/roster", api.course_roster, name="api_course_roster"),
     path(
         "api/v1/courses/<int:course_id>/assignments",
         api.course_assignments,

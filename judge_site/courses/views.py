@@ -1,5 +1,6 @@
-"""Course pages: my courses, a course (student's view), managing it, its progress matrix with
-plots and statistics, its leaderboard per problem, a student's submissions on a problem.
+"""Course pages: my courses (with the invitations waiting for me), a course (student's view),
+managing it, its progress matrix with plots and statistics, its leaderboard per problem, a
+student's submissions on a problem (those made after joining the course).
 
 Anyone who is not a member gets 404 (the course's existence is not confirmed); a student gets
 403 on the instructor's pages."""
@@ -23,7 +24,6 @@ from judge_site.catalog.models import Problem
 from judge_site.core import requests
 from judge_site.courses import charts, grading, selectors, services, stats
 from judge_site.courses.models import Assignment, Membership, Role
-from judge_site.submissions.models import Mode, Submission
 
 View = Callable[..., HttpResponse]
 
@@ -57,8 +57,13 @@ def _refused(request: HttpRequest, exc: services.CourseError) -> None:
 def course_list(request: HttpRequest) -> HttpResponse:
     return render(request, "courses/course_list.html", {
         "memberships": selectors.memberships_of(request.user),
+        "invitations": selectors.invitations_pending_for(request.user),
         "can_create": services.can_create_course(request.user),
     })
+
+
+def _ticked(request: HttpRequest, name: str) -> bool:
+    return request.POST.get(name, "") in ("on", "1", "true", "yes")
 
 
 @login_required
@@ -77,13 +82,56 @@ def course_create(request: HttpRequest) -> HttpResponse:
 def course_join(request: HttpRequest) -> HttpResponse:
     try:
         membership, created = services.course_join_by_code(
-            request.user, request.POST.get("join_code", "")
+            request.user, request.POST.get("join_code", ""),
+            share_email=_ticked(request, "share_email"),
         )
     except services.CourseError as exc:
         _refused(request, exc)
         return redirect("courses:list")
     if created:
         messages.success(request, f"You joined {membership.course.title}.")
+    return redirect("courses:detail", course_id=membership.course_id)
+
+
+@login_required
+@require_POST
+def invitation_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    try:
+        membership, created = services.invitation_accept(
+            request.user, invitation_id, share_email=_ticked(request, "share_email")
+        )
+    except services.CourseError as exc:
+        _refused(request, exc)
+        return redirect("courses:list")
+    if created:
+        messages.success(request, f"You joined {membership.course.title}.")
+    return redirect("courses:detail", course_id=membership.course_id)
+
+
+@login_required
+@require_POST
+def invitation_decline(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    try:
+        invitation = services.invitation_decline(request.user, invitation_id)
+        messages.success(request, f"You declined the invitation to {invitation.course.title}.")
+    except services.CourseError as exc:
+        _refused(request, exc)
+    return redirect("courses:list")
+
+
+@member_view()
+@require_POST
+def email_sharing(request: HttpRequest, membership: Membership) -> HttpResponse:
+    share = _ticked(request, "share_email")
+    try:
+        services.email_sharing_set(request.user, membership.course_id, share)
+        messages.success(
+            request,
+            "Your instructors now see your e-mail address." if share
+            else "Your instructors no longer see your account's e-mail address.",
+        )
+    except services.CourseError as exc:
+        _refused(request, exc)
     return redirect("courses:detail", course_id=membership.course_id)
 
 
@@ -136,6 +184,7 @@ def course_manage(request: HttpRequest, membership: Membership) -> HttpResponse:
         "course": course,
         "assignments": selectors.assignments_of(course),
         "students": selectors.students_of(course),
+        "invitations": selectors.invitations_of(course),
         "instructors": selectors.instructors_of(course),
         "extensions": sorted(selectors.extensions_of(course).values(), key=lambda e: e.due_at),
         "problems": Problem.objects.filter(published=True).order_by("number"),
@@ -169,15 +218,17 @@ def roster_import(request: HttpRequest, membership: Membership) -> HttpResponse:
         _refused(request, exc)
         return redirect("courses:manage", course_id=membership.course_id)
     if not report.ok:
-        rows = "; ".join(f"line {n}: {v} ({why})" for n, v, why in report.unknown[:20])
-        more = f" and {len(report.unknown) - 20} more" if len(report.unknown) > 20 else ""
-        messages.error(request, f"Nothing imported. Unknown rows: {rows}{more}")
+        bad = report.invalid
+        rows = "; ".join(f"line {r.line}: {r.value} ({r.error})" for r in bad[:20])
+        more = f" and {len(bad) - 20} more" if len(bad) > 20 else ""
+        messages.error(request, f"Nobody invited. Rows that are not addresses: {rows}{more}")
     else:
+        # The same words whether or not an address has an account (the import looks none up).
         messages.success(
             request,
-            f"Added {len(report.added)} students"
-            + (f"; {len(report.already)} were already members" if report.already else "")
-            + ".",
+            f"Invited {len(report.invited)} addresses"
+            + (f"; {len(report.already)} were invited before" if report.already else "")
+            + ". Each student joins when they accept the invitation on their Courses page.",
         )
     return redirect("courses:manage", course_id=membership.course_id)
 
@@ -298,10 +349,10 @@ def student_submissions(
         raise Http404("no such student or problem in this course")
     if not membership.course.assignments.filter(items__problem=problem).exists():
         raise Http404("no such problem in this course")
-    subs = Submission.objects.filter(user_id=user_id, problem=problem, mode=Mode.SUBMIT)
     return render(request, "courses/student_submissions.html", {
         "course": membership.course, "student": student.user, "problem": problem,
-        "submissions": subs.order_by("-created_at")[:200],
+        "joined_at": student.joined_at,
+        "submissions": selectors.student_submissions_for_course(student, problem),
     })
 
 

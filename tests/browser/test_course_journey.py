@@ -137,6 +137,7 @@ def test_a_course_from_creation_to_the_grade_csv(
     log_in(student, "sam")
     student.goto("/courses/")
     student.fill("#join-code", code.lower())
+    student.check("#join-share-email")  # the grades CSV shows the address only with consent
     student.click("#join-btn")
     student.wait_for_selector("section.assignment")
     assert "Late window open" in student.inner_text(f"section[data-assignment='{week0.pk}']")

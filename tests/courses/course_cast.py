@@ -1,5 +1,8 @@
 """Helpers of the course tests: a course with an instructor (ines), submissions made directly
-with their verdict and creation time (the credit rules read nothing else)."""
+with their verdict and creation time (the credit rules read nothing else).
+
+The students of ``make_course`` joined 30 days ago (``joined``), so that submissions the tests
+date hours or days back count: the course sees only what a student made after joining it."""
 
 from __future__ import annotations
 
@@ -24,12 +27,23 @@ def later(**delta: float) -> datetime:
     return timezone.now() + timedelta(**delta)
 
 
-def make_course(instructor: Any, title: str = "LLM internals", *students: Any) -> Course:
+def make_course(
+    instructor: Any, title: str = "LLM internals", *students: Any, joined: datetime | None = None
+) -> Course:
     course = Course.objects.create(title=title, created_by=instructor)
     Membership.objects.create(course=course, user=instructor, role=Role.INSTRUCTOR)
     for student in students:
-        Membership.objects.create(course=course, user=student, role=Role.STUDENT)
+        join(course, student, joined or ago(days=30))
     return course
+
+
+def join(course: Course, student: Any, at: datetime | None = None) -> Membership:
+    """``student`` joins ``course`` (as by its code) at ``at`` (now by default)."""
+    membership = Membership.objects.create(course=course, user=student, role=Role.STUDENT)
+    if at is not None:  # joined_at is auto_now_add: set the time of joining afterwards
+        Membership.objects.filter(pk=membership.pk).update(joined_at=at)
+        membership.refresh_from_db()
+    return membership
 
 
 def make_assignment(

@@ -125,6 +125,11 @@ def test_hostile_input_on_the_pages_gets_a_message_never_a_500(client, course_se
     posts = [
         (f"{base}/instructors", {"username": "a\x00b"}),
         (f"{base}/roster", {"roster_text": "alice\x00\n"}),
+        (f"{base}/roster", {"roster_text": "a" * 140_000}),  # beyond csv's field limit
+        (f"{base}/roster", {"roster_text": "x@\nno body\n" + "@" * 300}),
+        (f"{base}/email-sharing", {"share_email": "\x00"}),  # an instructor: not a student
+        (f"/courses/invitations/{10**30}/accept", {"share_email": "on"}),
+        ("/courses/invitations/0/decline", {}),
         (f"{base}/assignments", {"title": "t\x00", "problems": ["48"]}),
         (f"{base}/assignments", {"title": "t", "problem_numbers": "48 x", "tz": "Mars/Olympus"}),
         (f"{base}/assignments/{week.pk}/reschedule", {"due_at": "\x00", "late_credit": "abc"}),

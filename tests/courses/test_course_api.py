@@ -37,6 +37,7 @@ def grades(client, token, course_id) -> list[dict[str, str]]:
 
 def test_it_runs_the_course_flow_from_creation_to_grades(client, charlie, alice, bob, problem):
     p57 = make_problem(57, slug="causal-attention")
+    charlie.user_permissions.add(Permission.objects.get(codename="create_course"))
     staff_token = token_for(charlie)
     created = api(client, "POST", "/api/v1/courses", staff_token, {"title": "LLM internals"})
     assert created.status_code == 201
@@ -65,6 +66,8 @@ def test_it_runs_the_course_flow_from_creation_to_grades(client, charlie, alice,
                 {"join_code": code.lower()})
     assert again.status_code == 200
     api(client, "POST", f"/api/v1/courses/{course_id}/join", token_for(bob), {"join_code": code})
+    # They joined an hour ago (the course counts only what they submitted after joining).
+    Membership.objects.filter(course_id=course_id, role="student").update(joined_at=ago(hours=1))
 
     submit(alice, problem, "WA", ago(minutes=30))
     submit(alice, problem, "AC", ago(minutes=20), speedup=1.7)
@@ -158,9 +161,16 @@ def test_an_extension_moves_the_due_date_and_the_late_window(client, alice, bob,
     assert entry.actor_name == "ines" and entry.detail["user_id"] == alice.pk
 
 
-def test_only_staff_or_holders_of_the_permission_create_courses(client, alice, bob, charlie):
+def test_only_holders_of_the_permission_create_courses_staff_or_not(
+    client, alice, bob, charlie
+):
     refused = api(client, "POST", "/api/v1/courses", token_for(alice), {"title": "Mine"})
     assert refused.status_code == 403 and "error" in refused.json()
+    # is_staff alone (charlie holds every staff capability, not this one) is not enough.
+    assert charlie.is_staff and not charlie.has_perm("courses.create_course")
+    staff = api(client, "POST", "/api/v1/courses", token_for(charlie), {"title": "Staff's"})
+    assert staff.status_code == 403 and "courses.create_course" in staff.json()["error"]
+    assert not Course.objects.exists()
     bob.user_permissions.add(Permission.objects.get(codename="create_course"))
     allowed = api(client, "POST", "/api/v1/courses", token_for(bob), {"title": "Bob's"})
     assert allowed.status_code == 201

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from course_cast import ago, instructor, later, make_assignment, make_course, quick_user, submit
+from django.contrib.auth.models import Permission
 from judge_cast import make_problem
 
 from judge_site.courses import services
@@ -112,6 +113,7 @@ def test_a_new_student_joins_by_code_on_the_page(client, term):
 def test_an_instructor_creates_a_course_and_an_assignment_in_their_time_zone(
     client, charlie, problem
 ):
+    charlie.user_permissions.add(Permission.objects.get(codename="create_course"))
     client.force_login(charlie)
     response = client.post("/courses/new", {"title": "Kernels"})
     course_id = int(response["Location"].split("/")[2])
@@ -193,8 +195,12 @@ def test_rotating_the_join_code_retires_the_old_one(client, term):
     assert "no course has this join code" in refused.content.decode()
 
 
-def test_a_user_without_the_permission_cannot_create_a_course_on_the_page(client, alice):
-    client.force_login(alice)
+@pytest.mark.parametrize("who", ["student", "staff"])
+def test_a_user_without_the_permission_cannot_create_a_course_on_the_page(
+    client, alice, charlie, who
+):
+    """Site staff without courses.create_course are refused as a student is."""
+    client.force_login(alice if who == "student" else charlie)
     assert "Create a course" not in client.get("/courses/").content.decode()
     page = client.post("/courses/new", {"title": "Mine"}, follow=True).content.decode()
     assert "you may not create courses" in page and not Course.objects.exists()

@@ -1,4 +1,5 @@
-"""The roster import (all or nothing, unknown rows reported) and the grade CSV's escaping."""
+"""The roster import (it invites, never enrols; malformed rows reported, all or nothing; the
+same report whether or not an address has an account) and the grade CSV's escaping."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.contrib.auth import get_user_model
 from judge_site.courses import services
 from judge_site.courses.export import grades_csv, safe_cell
 from judge_site.courses.grading import gradebook
-from judge_site.courses.models import Membership
+from judge_site.courses.models import Invitation, Membership
 
 pytestmark = pytest.mark.django_db
 
@@ -25,50 +26,88 @@ def students(course) -> set[str]:
     )
 
 
-def test_it_imports_usernames_and_emails_with_a_header(alice, bob):
+def invited(course) -> set[str]:
+    return set(Invitation.objects.filter(course=course).values_list("address", flat=True))
+
+
+def test_it_invites_usernames_and_emails_with_a_header_and_enrols_nobody(alice, bob):
     bob.email = "Bob@Example.org"
     bob.save()
     ines = instructor()
-    course = make_course(ines, "C", alice)
+    course = make_course(ines, "C")
     report = services.roster_import(
         ines, course, "\ufeffusername,name\r\nalice,Alice A.\r\nbob@example.org,Bob\r\n\r\n"
     )
-    assert report.ok and report.added == ["bob"] and report.already == ["alice"]
-    assert students(course) == {"alice", "bob"}
+    assert report.ok
+    assert [(r.line, r.value, r.status) for r in report.rows] == [
+        (2, "alice", "invited"), (3, "bob@example.org", "invited")
+    ]
+    assert invited(course) == {"alice", "bob@example.org"}
+    assert students(course) == set()  # an invitation is not a membership
 
 
-def test_unknown_rows_are_reported_and_nothing_is_imported(alice, bob):
+def test_rows_with_and_without_an_account_are_reported_alike(alice, bob):
+    """The report cannot tell an instructor which addresses have accounts."""
+    bob.email = "bob@example.org"
+    bob.save()
     ines = instructor()
     course = make_course(ines)
-    report = services.roster_import(ines, course, "alice\nnobody\nbob\nghost@example.org\n")
-    assert not report.ok
-    assert [(n, v) for n, v, _ in report.unknown] == [(2, "nobody"), (4, "ghost@example.org")]
+    report = services.roster_import(
+        ines, course, "alice\nnobody\nbob@example.org\nghost@example.org\nalice\n"
+    )
+    assert report.ok
+    assert [(r.value, r.status, r.error) for r in report.rows] == [
+        ("alice", "invited", ""), ("nobody", "invited", ""),
+        ("bob@example.org", "invited", ""), ("ghost@example.org", "invited", ""),
+        ("alice", "already_invited", ""),
+    ]
+    again = services.roster_import(ines, course, "nobody\nalice\n")
+    assert {r.status for r in again.rows} == {"already_invited"}
     assert students(course) == set()
 
 
-def test_an_email_shared_by_two_accounts_is_reported(alice, bob):
+def test_rows_that_are_not_addresses_are_listed_and_nobody_is_invited(alice):
+    ines = instructor()
+    course = make_course(ines)
+    long_mail = "a" * 250 + "@example.org"  # passes validate_email, beyond the column
+    report = services.roster_import(
+        ines, course, "alice\nno body\nx@\n" + "a" * 151 + "\n" + long_mail + "\n"
+    )
+    assert not report.ok
+    assert [(r.line, r.status) for r in report.invalid] == [
+        (2, "invalid"), (3, "invalid"), (4, "invalid"), (5, "invalid")
+    ]
+    assert "not a username or an e-mail address" in report.invalid[0].error
+    assert "not an e-mail address" in report.invalid[1].error
+    assert invited(course) == set() and students(course) == set()
+
+
+def test_an_email_shared_by_two_accounts_is_one_invitation(alice, bob):
     get_user_model().objects.filter(pk__in=[alice.pk, bob.pk]).update(email="same@example.org")
     ines = instructor()
     course = make_course(ines)
     report = services.roster_import(ines, course, "same@example.org\n")
-    assert report.unknown == [(1, "same@example.org", "matches several accounts")]
-    assert students(course) == set()
+    assert [r.status for r in report.rows] == ["invited"]
+    assert invited(course) == {"same@example.org"} and students(course) == set()
 
 
-def test_the_manage_page_imports_an_uploaded_roster_and_reports_unknown_rows(client, alice, bob):
+def test_the_manage_page_invites_an_uploaded_roster_and_reports_bad_rows(client, alice, bob):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     ines = instructor()
     course = make_course(ines)
     client.force_login(ines)
-    bad = SimpleUploadedFile("roster.csv", b"alice\nnobody\n", content_type="text/csv")
+    bad = SimpleUploadedFile("roster.csv", b"alice\nno body\n", content_type="text/csv")
     page = client.post(f"/courses/{course.pk}/roster", {"roster": bad}, follow=True)
-    assert "Nothing imported" in page.content.decode() and "line 2: nobody" in page.content.decode()
+    assert "Nobody invited" in page.content.decode() and "line 2: no body" in page.content.decode()
+    assert invited(course) == set()
+    good = SimpleUploadedFile("roster.csv", b"alice\nbob\nnobody\n", content_type="text/csv")
+    page = client.post(f"/courses/{course.pk}/roster", {"roster": good}, follow=True).content
+    assert "Invited 3 addresses" in page.decode()
     assert students(course) == set()
-    good = SimpleUploadedFile("roster.csv", b"alice\nbob\n", content_type="text/csv")
-    page = client.post(f"/courses/{course.pk}/roster", {"roster": good}, follow=True)
-    assert "Added 2 students" in page.content.decode()
-    assert students(course) == {"alice", "bob"}
+    # The manage page lists the invitations by address, none accepted.
+    listed = page.decode().split('class="board invitations"')[1]
+    assert listed.count("not accepted") == 3
 
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
@@ -97,3 +136,11 @@ def test_the_grade_csv_escapes_titles_and_usernames(problem):
     assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
     evil_row = next(r for r in rows if r[0] == "'-2+3")
     assert evil_row[2] == "1"
+
+
+def test_a_roster_csv_cannot_read_is_refused_with_a_message():
+    ines = instructor()
+    course = make_course(ines)
+    with pytest.raises(services.CourseError, match="roster: not a CSV file"):
+        services.roster_import(ines, course, "a" * 140_000)  # beyond csv's field size limit
+    assert invited(course) == set()
