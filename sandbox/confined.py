@@ -38,9 +38,10 @@ AUTHOR_SILENCE_S = 120.0  # the most an author's code may compute between two re
 MAX_PACKAGE_MIB = 64
 # The most one job may take, whatever its requests: a judging gets the judging task's own soft
 # limit (judge_site/settings.py, CELERY_TASK_SOFT_TIME_LIMIT; the engine passes the setting), a
-# package check (the reference with its benchmark, the starter, every tagged solution: the
-# catalog's largest, 065, takes well under a minute of it here) a quarter of an hour. A grader
-# that holds requests open while its other threads compute is stopped here, not by Celery.
+# package check (the reference with its benchmark, the starter, every tagged solution) a quarter
+# of an hour: 065's, the catalog's longest benchmark, took 40 s through a confined grader on a
+# loaded 2-core machine (local backend). A grader that holds requests open while its other
+# threads compute is stopped here, not by Celery's limit (30 minutes for a check).
 JUDGE_JOB_S = 300.0
 CHECK_JOB_S = 900.0
 
