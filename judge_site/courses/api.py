@@ -37,7 +37,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from judge_site.courses import export, grading, selectors, services
+from judge_site.courses import export, grading, invitations, selectors, services
 from judge_site.courses.models import Course, Membership, Role
 
 # One authentication for all of /api/v1: tokens are read (and checked) in one place.
@@ -154,7 +154,7 @@ def course_roster(request: HttpRequest, course_id: int) -> JsonResponse:
     if not isinstance(body.get("roster"), str):
         return _error("roster: missing (the CSV as a string)")
     try:
-        report = services.roster_import(user, membership.course, body["roster"])
+        report = invitations.roster_import(user, membership.course, body["roster"])
     except services.CourseError as exc:
         return _error(exc.message, exc.status)
     if not report.ok:
@@ -174,7 +174,7 @@ def course_roster(request: HttpRequest, course_id: int) -> JsonResponse:
 
 
 @require_GET
-def invitations(request: HttpRequest) -> JsonResponse:
+def my_invitations(request: HttpRequest) -> JsonResponse:
     user = _caller(request)
     if isinstance(user, JsonResponse):
         return user
@@ -195,7 +195,7 @@ def invitation_accept(request: HttpRequest, invitation_id: int) -> JsonResponse:
     if isinstance(body, JsonResponse):
         return body
     try:
-        membership, created = services.invitation_accept(
+        membership, created = invitations.invitation_accept(
             user, invitation_id, share_email=body.get("share_email", False)
         )
     except services.CourseError as exc:
@@ -212,7 +212,7 @@ def invitation_decline(request: HttpRequest, invitation_id: int) -> JsonResponse
     if isinstance(user, JsonResponse):
         return user
     try:
-        invitation = services.invitation_decline(user, invitation_id)
+        invitation = invitations.invitation_decline(user, invitation_id)
     except services.CourseError as exc:
         return _error(exc.message, exc.status)
     return JsonResponse({"id": invitation.pk, "status": invitation.status})

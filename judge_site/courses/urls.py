@@ -52,7 +52,7 @@ urlpatterns = [
         name="leaderboard",
     ),
     path("api/v1/courses", api.courses, name="api_courses"),
-    path("api/v1/courses/invitations", api.invitations, name="api_invitations"),
+    path("api/v1/courses/invitations", api.my_invitations, name="api_invitations"),
     path(
         "api/v1/courses/invitations/<int:invitation_id>/accept",
         api.invitation_accept,

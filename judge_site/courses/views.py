@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog.models import Problem
 from judge_site.core import requests
-from judge_site.courses import charts, grading, selectors, services, stats
+from judge_site.courses import charts, grading, invitations, selectors, services, stats
 from judge_site.courses.models import Assignment, Membership, Role
 
 View = Callable[..., HttpResponse]
@@ -97,7 +97,7 @@ def course_join(request: HttpRequest) -> HttpResponse:
 @require_POST
 def invitation_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
     try:
-        membership, created = services.invitation_accept(
+        membership, created = invitations.invitation_accept(
             request.user, invitation_id, share_email=_ticked(request, "share_email")
         )
     except services.CourseError as exc:
@@ -112,7 +112,7 @@ def invitation_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
 @require_POST
 def invitation_decline(request: HttpRequest, invitation_id: int) -> HttpResponse:
     try:
-        invitation = services.invitation_decline(request.user, invitation_id)
+        invitation = invitations.invitation_decline(request.user, invitation_id)
         messages.success(request, f"You declined the invitation to {invitation.course.title}.")
     except services.CourseError as exc:
         _refused(request, exc)
@@ -124,7 +124,7 @@ def invitation_decline(request: HttpRequest, invitation_id: int) -> HttpResponse
 def email_sharing(request: HttpRequest, membership: Membership) -> HttpResponse:
     share = _ticked(request, "share_email")
     try:
-        services.email_sharing_set(request.user, membership.course_id, share)
+        invitations.email_sharing_set(request.user, membership.course_id, share)
         messages.success(
             request,
             "Your instructors now see your e-mail address." if share
@@ -213,7 +213,7 @@ def roster_import(request: HttpRequest, membership: Membership) -> HttpResponse:
             return redirect("courses:manage", course_id=membership.course_id)
         text = upload.read().decode("utf-8", "replace")
     try:
-        report = services.roster_import(request.user, membership.course, text)
+        report = invitations.roster_import(request.user, membership.course, text)
     except services.CourseError as exc:
         _refused(request, exc)
         return redirect("courses:manage", course_id=membership.course_id)

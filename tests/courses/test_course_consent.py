@@ -17,7 +17,7 @@ import pytest
 from course_cast import ago, api, instructor, join, make_assignment, make_course, submit
 from judge_cast import make_problem, token_for
 
-from judge_site.courses import services
+from judge_site.courses import invitations, services
 from judge_site.courses.models import Invitation, Membership
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ def roster(alice, bob, problem) -> dict[str, Any]:
         "bob": submit(bob, problem, "AC", ago(days=3), speedup=2.0),
         "alice49": submit(alice, p49, "AC", ago(days=3)),
     }
-    report = services.roster_import(ines, course, "alice\nbob@uni.example\n")
+    report = invitations.roster_import(ines, course, "alice\nbob@uni.example\n")
     assert report.ok and not course.memberships.filter(role="student").exists()
     return {"ines": ines, "course": course, "p49": p49, "before": before}
 

@@ -13,7 +13,7 @@ import pytest
 from course_cast import api, instructor, make_assignment, make_course, quick_user
 from judge_cast import token_for
 
-from judge_site.courses import services
+from judge_site.courses import invitations, services
 from judge_site.courses.models import Invitation, Membership
 from judge_site.staff.models import AuditEntry
 
@@ -29,7 +29,7 @@ def invited(alice, bob, problem) -> dict[str, Any]:
     ines = instructor()
     course = make_course(ines, "Kernels")
     make_assignment(course, [problem])
-    services.roster_import(ines, course, "alice@uni.example\nbob\n")
+    invitations.roster_import(ines, course, "alice@uni.example\nbob\n")
     return {"ines": ines, "course": course}
 
 
@@ -43,7 +43,7 @@ def emails(client: Any, ines: Any, course: Any) -> dict[str, str]:
 
 def test_the_invited_student_accepts_on_the_courses_page(client, invited, alice):
     # Invited twice (by e-mail and by username): accepting one answers the course.
-    services.roster_import(invited["ines"], invited["course"], "alice\n")
+    invitations.roster_import(invited["ines"], invited["course"], "alice\n")
     client.force_login(alice)
     page = client.get("/courses/").content.decode()
     assert 'id="invitations"' in page and "Kernels" in page
@@ -114,9 +114,9 @@ def test_the_api_lists_accepts_and_declines(client, invited, alice, bob):
 
 
 def test_a_declined_invitation_reads_like_an_unanswered_one(client, invited, bob):
-    services.roster_import(invited["ines"], invited["course"], "nobody-has-this\n")
+    invitations.roster_import(invited["ines"], invited["course"], "nobody-has-this\n")
     invitation = Invitation.objects.get(address="bob")
-    services.invitation_decline(bob, invitation.pk)
+    invitations.invitation_decline(bob, invitation.pk)
     client.force_login(invited["ines"])
     page = client.get(f"/courses/{invited['course'].pk}/manage").content.decode()
     table = page.split('class="board invitations"')[1].split("</table>")[0]
@@ -132,7 +132,7 @@ def test_the_grades_csv_shows_an_email_only_as_the_student_allowed(
     course, ines = invited["course"], invited["ines"]
     for invitation in Invitation.objects.all():
         user = alice if invitation.address.startswith("alice") else bob
-        services.invitation_accept(user, invitation.pk)
+        invitations.invitation_accept(user, invitation.pk)
     carol = quick_user("carol")
     carol.email = "carol@mail.example"
     carol.save()

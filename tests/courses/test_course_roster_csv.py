@@ -10,7 +10,7 @@ import pytest
 from course_cast import ago, instructor, make_assignment, make_course, quick_user, submit
 from django.contrib.auth import get_user_model
 
-from judge_site.courses import services
+from judge_site.courses import invitations, services
 from judge_site.courses.export import grades_csv, safe_cell
 from judge_site.courses.grading import gradebook
 from judge_site.courses.models import Invitation, Membership
@@ -35,7 +35,7 @@ def test_it_invites_usernames_and_emails_with_a_header_and_enrols_nobody(alice, 
     bob.save()
     ines = instructor()
     course = make_course(ines, "C")
-    report = services.roster_import(
+    report = invitations.roster_import(
         ines, course, "\ufeffusername,name\r\nalice,Alice A.\r\nbob@example.org,Bob\r\n\r\n"
     )
     assert report.ok
@@ -52,7 +52,7 @@ def test_rows_with_and_without_an_account_are_reported_alike(alice, bob):
     bob.save()
     ines = instructor()
     course = make_course(ines)
-    report = services.roster_import(
+    report = invitations.roster_import(
         ines, course, "alice\nnobody\nbob@example.org\nghost@example.org\nalice\n"
     )
     assert report.ok
@@ -61,7 +61,7 @@ def test_rows_with_and_without_an_account_are_reported_alike(alice, bob):
         ("bob@example.org", "invited", ""), ("ghost@example.org", "invited", ""),
         ("alice", "already_invited", ""),
     ]
-    again = services.roster_import(ines, course, "nobody\nalice\n")
+    again = invitations.roster_import(ines, course, "nobody\nalice\n")
     assert {r.status for r in again.rows} == {"already_invited"}
     assert students(course) == set()
 
@@ -70,7 +70,7 @@ def test_rows_that_are_not_addresses_are_listed_and_nobody_is_invited(alice):
     ines = instructor()
     course = make_course(ines)
     long_mail = "a" * 250 + "@example.org"  # passes validate_email, beyond the column
-    report = services.roster_import(
+    report = invitations.roster_import(
         ines, course, "alice\nno body\nx@\n" + "a" * 151 + "\n" + long_mail + "\n"
     )
     assert not report.ok
@@ -86,7 +86,7 @@ def test_an_email_shared_by_two_accounts_is_one_invitation(alice, bob):
     get_user_model().objects.filter(pk__in=[alice.pk, bob.pk]).update(email="same@example.org")
     ines = instructor()
     course = make_course(ines)
-    report = services.roster_import(ines, course, "same@example.org\n")
+    report = invitations.roster_import(ines, course, "same@example.org\n")
     assert [r.status for r in report.rows] == ["invited"]
     assert invited(course) == {"same@example.org"} and students(course) == set()
 
@@ -142,5 +142,5 @@ def test_a_roster_csv_cannot_read_is_refused_with_a_message():
     ines = instructor()
     course = make_course(ines)
     with pytest.raises(services.CourseError, match="roster: not a CSV file"):
-        services.roster_import(ines, course, "a" * 140_000)  # beyond csv's field size limit
+        invitations.roster_import(ines, course, "a" * 140_000)  # beyond csv's field size limit
     assert invited(course) == set()
