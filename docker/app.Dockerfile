@@ -52,7 +52,10 @@ RUN DEBUG=false SECRET_KEY=collectstatic-only-not-a-runtime-key-0123456789abcdef
         python3 manage.py collectstatic --noinput -v 0 \
     && python3 -m compileall -q judge_site sandbox kernels \
     && chmod 0755 /app/docker/entrypoint.sh \
-    && mkdir -p /app/media/packages && chown 10002:10002 /app/media/packages
+    && mkdir -p /app/media/packages /run/tensor-judge \
+    && chown 10002:10002 /app/media/packages /run/tensor-judge
+# /run/tensor-judge: the volume of gunicorn's socket for the compose stack's proxy
+# (JUDGE_PROXY_SOCKET); a new volume takes this directory's owner.
 USER 10002:10002
 EXPOSE 8000
 ENTRYPOINT ["/app/docker/entrypoint.sh"]

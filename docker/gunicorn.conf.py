@@ -10,13 +10,28 @@ import os
 import sys
 from typing import Any
 
-bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+# TCP for the compose network (the container's health check); and, in the compose stack, the
+# unix socket its proxy forwards the clients' requests over (JUDGE_PROXY_SOCKET, a volume only
+# web and the proxy mount): a request on it takes its client address from the X-Forwarded-For
+# that the proxy wrote (judge_site/core/requests.py, client_ip).
+bind = [f"0.0.0.0:{os.environ.get('PORT', '8000')}"]
+if os.environ.get("JUDGE_PROXY_SOCKET"):
+    bind.append(f"unix:{os.environ['JUDGE_PROXY_SOCKET']}")
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
 threads = int(os.environ.get("WEB_THREADS", "2"))
 timeout = int(os.environ.get("WEB_TIMEOUT_S", "60"))
 accesslog = "-"
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicorn trusts every unix-socket peer's scheme headers (X-Forwarded-Proto/-Ssl/-Protocol)
+# and underscore headers (SCRIPT_NAME): none of them decides anything here. Django alone reads
+# X-Forwarded-Proto, and only with TRUST_X_FORWARDED_PROTO (SECURE_PROXY_SSL_HEADER).
+secure_scheme_headers: dict[str, str] = {}
+forwarder_headers = ""
+# The client's address as the proxy gave it (%(h)s is empty on the unix socket).
+access_log_format = (
+    '%(h)s %({x-forwarded-for}i)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"'
+)
 
 
 def on_starting(server: Any) -> None:

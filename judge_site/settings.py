@@ -175,6 +175,12 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 # (rightmost) entry as the client, for the login, sign-up and judging throttles. Never set it
 # without such a proxy: clients could then choose their own address.
 TRUST_X_FORWARDED_FOR = envbool("TRUST_X_FORWARDED_FOR", "False")
+# The unix socket gunicorn also binds (docker/gunicorn.conf.py) for the compose stack's proxy
+# (docker/proxy-entrypoint.sh), which sees the clients' real addresses and writes
+# X-Forwarded-For itself. Only a process given the socket can connect to it, so a request that
+# came over it (it has no peer address) takes its client address from that header, whatever
+# TRUST_X_FORWARDED_FOR says; requests over TCP never do unless TRUST_X_FORWARDED_FOR is set.
+JUDGE_PROXY_SOCKET = envstr("JUDGE_PROXY_SOCKET", "")
 
 # Content-Security-Policy: only the site's own scripts, styles, fonts and images (KaTeX and
 # CodeMirror are served from /static/vendor/, see scripts/build_assets); no inline code.

@@ -57,17 +57,27 @@ def shorten(value: object, limit: int = 40) -> str:
 
 
 def client_ip(request: HttpRequest) -> str:
-    """The client's address: REMOTE_ADDR, or, behind a proxy that the settings trust
-    (TRUST_X_FORWARDED_FOR), the address that proxy appended last to X-Forwarded-For (the
-    entries before it are the client's to write and are ignored). Used by the login throttle
-    (django-axes), the sign-up throttle and the cap on queued judgings."""
+    """The client's address, used by the login throttle (django-axes), the sign-up throttle
+    and the cap on queued judgings:
+
+    - a request that came over the compose stack's proxy socket (JUDGE_PROXY_SOCKET: gunicorn
+      gives a unix-socket peer no address, REMOTE_ADDR is empty) or, with TRUST_X_FORWARDED_FOR,
+      any request: the address the proxy wrote last in X-Forwarded-For (entries before it are
+      the client's to write and are ignored);
+    - else REMOTE_ADDR; "0.0.0.0" when neither is an address."""
     remote = request.META.get("REMOTE_ADDR", "") or ""
-    if getattr(settings, "TRUST_X_FORWARDED_FOR", False):
+    if getattr(settings, "TRUST_X_FORWARDED_FOR", False) or _over_proxy_socket(remote):
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         last = forwarded.split(",")[-1].strip() if forwarded else ""
         if _valid_ip(last):
             return last
     return remote if _valid_ip(remote) else "0.0.0.0"
+
+
+def _over_proxy_socket(remote: str) -> bool:
+    """True for a request of the stack's proxy: gunicorn binds JUDGE_PROXY_SOCKET, and a peer
+    on a unix socket has no address (a TCP peer always has one)."""
+    return not remote and bool(getattr(settings, "JUDGE_PROXY_SOCKET", ""))
 
 
 def is_loopback(request: HttpRequest) -> bool:

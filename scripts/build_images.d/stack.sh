@@ -3,7 +3,8 @@
 # images of the compose stack, built offline from the local base image and host wheelhouses.
 #   .cache/wheelhouse/stack-web     requirements/web.txt     (web image: no torch)
 #   .cache/wheelhouse/stack-worker  requirements/worker.txt  (worker image: + torch, numpy)
-#   tensor-judge-{web,worker,redis,postgres}:offline via docker-compose.offline.yml
+#   tensor-judge-{web,worker,redis,postgres,proxy}:offline via docker-compose.offline.yml
+#   (proxy: nginx from Debian's packages, the stack's front door: docker/proxy.Dockerfile)
 # Docker's layer cache makes a second run fast; only changed layers rebuild.
 
 stack_requirements() { grep -v '^\s*#' "$ROOT/$1" | grep -v '^\s*$'; }
@@ -27,7 +28,7 @@ build_ext_stack() {
     if ! (cd "$ROOT" && SECRET_KEY="${SECRET_KEY:-build-only}" \
             POSTGRES_PASSWORD="${POSTGRES_PASSWORD:-build-only}" \
             LOCAL_BASE_IMAGE="$BASE_IMAGE" env -u DOCKER_BUILDKIT docker compose -f docker-compose.yml \
-            -f docker-compose.offline.yml build web worker redis postgres) >"$build_log" 2>&1; then
+            -f docker-compose.offline.yml build web worker redis postgres proxy) >"$build_log" 2>&1; then
         tail -n 40 "$build_log" >&2
         log "compose stack images failed, full log: $build_log"
         return 1

@@ -21,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ["-f", "docker-compose.yml", "-f", "docker-compose.offline.yml"]
-STACK_IMAGES = ["web", "worker", "redis", "postgres"]  # tensor-judge-NAME:$JUDGE_IMAGE_TAG
+STACK_IMAGES = ["web", "worker", "redis", "postgres", "proxy"]  # tensor-judge-NAME:$JUDGE_IMAGE_TAG
 
 
 def compose_binary() -> list[str]:

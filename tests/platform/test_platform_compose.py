@@ -53,15 +53,13 @@ from tests.conftest import skip_or_fail
 def test_the_compose_files_are_valid_and_narrow(files: list[str]) -> None:
     services = config_json(*files)["services"]
     assert set(services) == {"web", "worker", "rejudge-worker", "beat", "gpu-worker", "redis",
-                             "postgres"}
+                             "postgres", "proxy"}
     for name, service in services.items():
         assert service.get("healthcheck", {}).get("test"), f"{name} has no health check"
-        published = service.get("ports", [])
-        if name == "web":
-            assert [p["target"] for p in published] == [8000]
-            assert published[0]["host_ip"] == "127.0.0.1"
-        else:
-            assert not published, f"{name} publishes a port"
+        # No published port (Docker's userland proxy would hide the clients' addresses): the
+        # proxy service listens on JUDGE_BIND:JUDGE_PORT itself, in the host's network.
+        assert not service.get("ports"), f"{name} publishes a port"
+        assert (service.get("network_mode") == "host") == (name == "proxy"), name
         mounts = [v.get("source", "") for v in service.get("volumes", [])]
         has_socket = "/var/run/docker.sock" in mounts
         assert has_socket == (name in {"worker", "rejudge-worker", "gpu-worker"}), name
@@ -80,6 +78,23 @@ def test_the_compose_files_are_valid_and_narrow(files: list[str]) -> None:
     assert services["rejudge-worker"]["environment"]["WORKER_QUEUES"] == "rejudge"
     assert services["web"]["environment"]["DEBUG"] == "false"
     assert any(v.get("source") == "pgdata" for v in services["postgres"]["volumes"])
+    # The site's one port: loopback by default. Web's socket for the proxy is in a volume of
+    # those two services only (read-only for the proxy); the proxy keeps no capability but
+    # binding its port and starting nginx's workers as www-data.
+    proxy = services["proxy"]
+    assert (proxy["environment"]["JUDGE_BIND"], proxy["environment"]["JUDGE_PORT"]) == (
+        "127.0.0.1", "8000")  # fmt: skip
+    assert proxy["environment"]["JUDGE_PROXY_SOCKET"] == (
+        services["web"]["environment"]["JUDGE_PROXY_SOCKET"])  # fmt: skip
+    socket_mounts = {
+        name: v.get("read_only", False)
+        for name, service in services.items()
+        for v in service.get("volumes", [])
+        if v.get("source") == "websock"
+    }
+    assert socket_mounts == {"web": False, "proxy": True}, socket_mounts
+    assert proxy["cap_drop"] == ["ALL"]
+    assert set(proxy["cap_add"]) == {"NET_BIND_SERVICE", "SETUID", "SETGID"}
 
 
 def test_the_offline_override_builds_every_image_from_the_local_base() -> None:
