@@ -332,6 +332,7 @@ class BoxService:
         self.bounds = bounds
         self.boxes: dict[int, Sandbox] = {}
         self._deadlines: dict[int, float] = {}  # box -> when its wall time ends (monotonic)
+        self._lock_holders: set[int] = set()  # open boxes that took the GPU's lock
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.started = 0
@@ -386,6 +387,7 @@ class BoxService:
         with self._lock:
             self.boxes.pop(ident, None)
             self._deadlines.pop(ident, None)
+            self._lock_holders.discard(ident)
 
     def _refuse(self, why: str) -> dict[str, Any]:
         self.refused.append(why)
@@ -406,9 +408,12 @@ class BoxService:
             if len(self.boxes) >= MAX_OPEN_BOXES:
                 return self._refuse("too many sandboxes open at once")
             self.started += 1
+            # "The GPU's lock is already held": true only while a sandbox of this job that
+            # took it is open (never a way for a grader to skip the lock and share the GPU).
+            lock_held = bool(spec.gpu_lock_held and self.gpu_id is not None and self._lock_holders)
         spec = dataclasses.replace(
             spec, labels=dict(self.labels), gpu_id=self.gpu_id, trust_domain=self.domain,
-            gpu_lock_held=bool(spec.gpu_lock_held and self.gpu_id is not None),
+            gpu_lock_held=lock_held,
             cpuset=None, wall_time_s=min(float(spec.wall_time_s), self.bounds.wall_time_s),
         )
         # Trust is the launcher's to give: only the catalog's grader runs nothing but the
@@ -423,12 +428,15 @@ class BoxService:
             ident = next(self._ids)
             self.boxes[ident] = box
             self._deadlines[ident] = time.monotonic() + spec.wall_time_s
+            if spec.gpu_id is not None and not spec.gpu_lock_held:
+                self._lock_holders.add(ident)
         return {"box": ident, "environment": dict(box.environment)}
 
     def close_all(self) -> None:
         with self._lock:
             boxes, self.boxes = list(self.boxes.values()), {}
             self._deadlines.clear()
+            self._lock_holders.clear()
         for box in boxes:
             try:
                 box.close()

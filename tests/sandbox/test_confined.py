@@ -358,3 +358,19 @@ def test_a_grader_that_keeps_the_relay_busy_is_stopped_at_the_jobs_time(
     again = graders.judge(_toy(tmp_path / "again"), (TOY / "solution.py").read_text(),
                           mode=Mode.RUN, backend=get_backend("local"), domain="holds")
     assert again.verdict == Verdict.AC, again.message
+
+
+def test_a_grader_cannot_claim_the_gpus_lock_that_no_sandbox_of_its_job_holds() -> None:
+    backend = _TrustRecorder()
+    service = BoxService(backend, {}, "GPU-0", domain="version:abc", bounds=WIDE)
+    try:
+        claim = {"rpc": "start", "spec": {"gpu_lock_held": True}}
+        first, _ = service.handle(claim, b"")  # nothing holds the lock yet: it must wait for it
+        second, _ = service.handle(claim, b"")  # the first holds it now: its sibling need not
+        service.handle({"rpc": "close", "box": first["box"]}, b"")
+        third, _ = service.handle(claim, b"")  # the holder is gone: wait for the lock again
+        assert all("box" in r for r in (first, second, third))
+    finally:
+        service.close_all()
+    assert [spec.gpu_lock_held for _, spec in backend.doors] == [False, True, False]
+    assert all(spec.gpu_id == "GPU-0" for _, spec in backend.doors)
