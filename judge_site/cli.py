@@ -109,12 +109,14 @@ def _print_verdict(data: dict[str, Any], out: TextIO) -> None:
     if data.get("message"):
         print(data["message"], file=out)
     bench = data.get("benchmark")
-    if bench:
+    if bench and bench.get("speedup") is not None and bench.get("submission_ms") is not None:
         print(
             f"speedup: {bench['speedup']:.2f}x  (yours {bench['submission_ms']:.3f} ms, "
             f"baseline {bench['baseline_ms']:.3f} ms)",
             file=out,
         )
+    elif bench:  # a rejected timing has no figure (the result says why)
+        print(f"speedup: none, timing rejected: {bench.get('note') or bench.get('rule')}", file=out)
     if data.get("problem_version"):
         print(f"problem version: {data['problem_version']}", file=out)
 

@@ -336,7 +336,10 @@ def check_package(
             ok, detail = False, "AC but the benchmark produced no result"
         else:
             b = result.benchmark
-            detail += f"; benchmark {b.shape!r}: speedup {b.speedup:.2f} ({b.submission_ms:.3f} ms vs {b.baseline_ms:.3f} ms)"
+            if b.speedup is not None and b.submission_ms is not None:
+                detail += f"; benchmark {b.shape!r}: speedup {b.speedup:.2f} ({b.submission_ms:.3f} ms vs {b.baseline_ms:.3f} ms)"
+            else:
+                detail += f"; benchmark {b.shape!r}: timing rejected ({b.rule})"
     add("reference (solution.py) is AC", ok, detail, took)
 
     result, took = run(no_bench, package.path / "starter.py")

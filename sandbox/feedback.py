@@ -18,12 +18,14 @@ import dataclasses
 from typing import Any
 
 from sandbox.contracts import (
+    REJECTED_NEXT,
     VERDICT_WORDS,
     FeedbackPolicy,
     JudgeResult,
     TestResult,
     Verdict,
     WrongKind,
+    rejected_because,
 )
 
 
@@ -166,13 +168,19 @@ def format_result(result: JudgeResult) -> str:
         if test.message and test.verdict != Verdict.AC:
             lines.extend(f"        {line}" for line in test.message.splitlines())
     bench = result.benchmark
-    if bench is not None:
+    if bench is not None and bench.speedup is not None and bench.submission_ms is not None:
         lines.append(
             f"benchmark: speedup x{bench.speedup:.3f} (yours {bench.submission_ms:.4f} ms, "
-            f"baseline {bench.baseline_ms:.4f} ms, {bench.repetitions} repetitions"
-            + ("" if bench.verified else ", NOT verified")
-            + ")"
+            f"baseline {bench.baseline_ms:.4f} ms, {bench.repetitions} repetitions)"
         )
+        if bench.note:
+            lines.append(f"  {bench.note}")
+    elif bench is not None:  # rejected: no figure, and why
+        lines.append(
+            f"benchmark: timing rejected, no speedup (baseline {bench.baseline_ms:.4f} ms): "
+            + "; ".join(rejected_because(bench.rule))
+        )
+        lines.append(f"  {REJECTED_NEXT}")
         if bench.note:
             lines.append(f"  {bench.note}")
     env = result.environment

@@ -25,7 +25,7 @@ from judge_site.submissions.models import (
     UserStats,
     VerdictChoice,
 )
-from sandbox.contracts import Trust
+from sandbox.contracts import REJECTED_NEXT, Trust, rejected_because
 from sandbox.feedback import feedback_lines, hidden_policy, tests_for_student
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
@@ -117,12 +117,39 @@ def submission_tests_for(viewer: AnyUser | None, submission: Submission) -> list
     return [{**t, "feedback": feedback_lines(t)} if isinstance(t, dict) else t for t in tests]
 
 
-def _benchmark_json(bench: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A stored benchmark with the ``verified`` flag of ``manage.py judge --json`` derived
-    from its ``trust`` (stored results keep ``trust`` only)."""
-    if not bench:
+def benchmark_shown(bench: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored benchmark as anyone is shown it: a rejected timing with no figure of the
+    submission's (``speedup``, ``submission_ms``, each shape's ``speedup``, ``submission_ms``
+    and ``sol_fraction`` null: the grader stores none since it dropped them, and a result
+    stored before has them dropped here), its keys kept."""
+    if not bench or benchmark_trust(bench) != Trust.REJECTED:
         return bench
-    return {**bench, "verified": benchmark_trust(bench) != "rejected"}
+    shapes = [
+        {**shape, "submission_ms": None, "speedup": None, "sol_fraction": None}
+        if isinstance(shape, dict) else shape
+        for shape in bench.get("shapes") or []
+    ]
+    return {**bench, "speedup": None, "submission_ms": None, "shapes": shapes}
+
+
+def benchmark_rejection(bench: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Why a rejected timing was rejected, in plain words, and what to do next (for the
+    result page); None for a believed timing."""
+    if not bench or benchmark_trust(bench) != Trust.REJECTED:
+        return None
+    rule = bench.get("rule")
+    return {"because": rejected_because(rule if isinstance(rule, str) else ""),
+            "next": REJECTED_NEXT}
+
+
+def _benchmark_json(bench: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored benchmark as shown (``benchmark_shown``) with the ``verified`` flag of
+    ``manage.py judge --json`` derived from its ``trust`` (stored results keep ``trust``
+    only)."""
+    shown = benchmark_shown(bench)
+    if not shown:
+        return shown
+    return {**shown, "verified": benchmark_trust(shown) != "rejected"}
 
 
 def submission_to_json(submission: Submission, viewer: AnyUser | None = None) -> dict[str, Any]:
@@ -162,7 +189,7 @@ def submission_history(
 HISTORY_FIELDS = {
     "pk": "pk", "created_at": "created_at", "mode": "mode", "status": "status",
     "verdict": "verdict", "username": "user__username", "number": "problem__number",
-    "title": "problem__title", "speedup": "benchmark__speedup",
+    "title": "problem__title", "speedup": "benchmark__speedup", "trust": "benchmark__trust",
 }
 
 
@@ -296,11 +323,22 @@ def cached(key: str, compute: Callable[[], T]) -> T:
     return value
 
 
+def _board(problem: Problem) -> QuerySet[BestResult]:
+    """The rows of a problem's board: users with an accepted Submit whose best is not a
+    rejected timing (a rejected timing ranks nowhere: stats.pair_state keeps such a row only
+    while the user has no believed one; its stored speedup, if an old result had one, is
+    never read)."""
+    return BestResult.objects.filter(problem=problem, accepted__gt=0).exclude(
+        best_trust=Trust.REJECTED
+    )
+
+
 def leaderboard_problem_page(
     problem: Problem, page: Any = 1, counters: tuple[int, int] | None | Any = UNREAD
 ) -> BoardPage:
     """Best accepted speedup per user (ties: earlier submission first), one page, from the
     BestResult rows; cached until the problem's board changes (ProblemStats.generation).
+    A user whose accepted Submits all have rejected timings is not on it (``_board``).
     ``counters``: (solvers, generation) when the caller read them (None: no ProblemStats)."""
     if counters is UNREAD:
         counters = (
@@ -308,20 +346,27 @@ def leaderboard_problem_page(
             .values_list("solvers", "generation")
             .first()
         )
-    total, generation = counters or (0, 0)
+    solvers, generation = counters or (0, 0)
+    # The solvers with a rejected best are not on the board: counted (once a generation) only
+    # when there are any solvers at all.
+    total = (
+        cached(f"board:problem:{problem.pk}:{generation}:count", _board(problem).count)
+        if solvers
+        else 0
+    )
     number, num_pages = _page_number(page, total, BOARD_PAGE_SIZE)
     offset = (number - 1) * BOARD_PAGE_SIZE
 
     def rows() -> list[BoardRow]:
         best = (
-            BestResult.objects.filter(problem=problem, accepted__gt=0)
+            _board(problem)
             .order_by(F("best_speedup").desc(nulls_last=True), "best_at", "user_id")
             .values_list("user__username", "best_speedup", "best_submission_id", "best_at",
                          "best_trust", "best_geomean")[offset:offset + BOARD_PAGE_SIZE]
         )
         return [
-            BoardRow(offset + i + 1, name, speedup, sid or 0, at, trust != "rejected",
-                     trust or "verified", geomean)
+            BoardRow(offset + i + 1, name, speedup, sid or 0, at, True, trust or "verified",
+                     geomean)
             for i, (name, speedup, sid, at, trust, geomean) in enumerate(best)
         ]
 

@@ -140,9 +140,16 @@ def pair_state(rows: Iterable[tuple[Any, ...]]) -> PairState:
         accepted += 1
         if first_ac is None:
             first_ac = (pk, created_at, attempts)
+        if _trust(trust) == Trust.REJECTED:
+            # A rejected timing has no speedup and ranks nowhere (a result stored before the
+            # grader dropped its figure still holds one): the pair's row is "rejected" only
+            # while no accepted Submit has a believed timing, and then it is off the board.
+            if best is None:
+                best = (None, pk, created_at, str(Trust.REJECTED))
+            continue
         speed = _number(speedup)
         # Strictly better only: among equal speedups the earlier submission keeps the row.
-        if best is None or (speed or 0.0) > (best[0] or 0.0):
+        if best is None or best[3] == Trust.REJECTED or (speed or 0.0) > (best[0] or 0.0):
             best = (speed, pk, created_at, _trust(trust))
         mean = _geomean(speed, shapes)
         if mean is not None and (geo is None or mean > geo[0]):

@@ -81,6 +81,9 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         request.user
     )
     data = selectors.submission_to_json(submission, request.user)
+    # A rejected timing's figures are dropped before anything is drawn (no speedup, no bar
+    # of the submission's time, no % of light, no point on the roofline).
+    bench = selectors.benchmark_shown(submission.benchmark)
     return render(
         request,
         "submissions/submission_detail.html",
@@ -88,10 +91,12 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "sub": submission,
             "data": data,
             "can_see_code": can_see_code or course_selectors.instructor_may_read(request.user, submission),
-            "bars": _bars(submission.benchmark),
-            "shapes": roofline.shape_rows(submission.benchmark),
+            "bench": bench,
+            "rejection": selectors.benchmark_rejection(submission.benchmark),
+            "bars": _bars(bench),
+            "shapes": roofline.shape_rows(bench),
             "roof": roofline.roofline(
-                submission.benchmark, submission.environment, submission.problem.manifest or {}
+                bench, submission.environment, submission.problem.manifest or {}
             ),
             "live": submission.status != Status.DONE,
             "judged_s": (

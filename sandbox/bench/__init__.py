@@ -28,8 +28,11 @@ not:
   cadence; the slower block counts): code left running between the student's calls on the
   shared CPUs cannot slow the baseline to its gain.
 
-A rejected timing's speedup compares the baseline with the grader's own round trip of the
-submission (which errs on the slow side) and says so (``Trust.REJECTED``).
+A rejected timing (``Trust.REJECTED``) has no speedup: no figure overall or per shape, no time
+of the submission, no fraction of the speed of light, so nothing downstream (the site, its
+boards, the API) can show or rank one; its note says why and invites a resubmit. (It once
+compared the baseline with the grader's round trip of the timed call, and a submission that
+did its work while the inputs were prepared, outside that round trip, was credited x3.98.)
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ from sandbox.bench.trust import (
     wait_share,
 )
 from sandbox.bench.verify import Verifier, comparison_case
-from sandbox.contracts import BenchmarkResult, TestResult, Trust
+from sandbox.contracts import REJECTED_NEXT, BenchmarkResult, TestResult, Trust
+from sandbox.cost import CostError
 from sandbox.problem import BenchShape, Case, ProblemPackage
 
 if TYPE_CHECKING:
@@ -201,7 +205,7 @@ def bench_shape(
         "rule": finding.rule,
     }
     if finding.trust == Trust.REJECTED:
-        return _rejected(sub, base, base_ms, finding, light, common), None
+        return _rejected(shape, base_ms, finding, light, common), None
     # The speedup is the median of the rounds' own ratios: both calls of a round run within
     # milliseconds of each other, so a burst of load on the host slows both and leaves their
     # ratio (a ratio of the two medians takes each call's luck separately). The quiet cap and
@@ -223,14 +227,14 @@ def bench_shape(
     if light is not None and submission_ms < light.sol_ms:
         finding = faster_than_light(submission_ms * 1e6, light.sol_ms * 1e6) or finding
         common.update(trust=finding.trust, rule=finding.rule)
-        return _rejected(sub, base, base_ms, finding, light, common), None
+        return _rejected(shape, base_ms, finding, light, common), None
     return BenchmarkResult(
         speedup=speedup,
         submission_ms=submission_ms,
         submission_spread=spread([float(t) for t in sub.times_ns]),
         baseline_spread=spread([float(t) for t in base.times_ns]),
         note="; ".join(part for part in (finding.message, bounded) if part),
-        shapes=[shape_entry(shape.name, submission_ms, base_ms, light)],
+        shapes=[shape_entry(shape, submission_ms, base_ms, light)],
         **common,  # type: ignore[arg-type]
     ), None
 
@@ -252,45 +256,65 @@ def confirmed_light(
 
 
 def _rejected(
-    sub: Series,
-    base: Series,
+    shape: BenchShape,
     base_ms: float,
     finding: Finding,
     light: SpeedOfLight | None,
     common: dict[str, object],
 ) -> BenchmarkResult:
-    """A rejected timing: only the grader's clock and the baseline's sandbox are trusted now.
-    The submission's time is its round trip less the channel's cost (the baseline's smallest
-    gap), which errs on the slow side, and never below the shape's speed of light."""
-    channel_ns = max(0, min(base.gaps_ns))
-    sub_ns = max(
-        statistics.median(sub.round_trips_ns) - channel_ns, statistics.median(sub.times_ns)
-    )
-    sub_ms = sub_ns / 1e6
-    if light is not None:
-        sub_ms = max(sub_ms, light.sol_ms)
+    """A rejected timing: the submission's times are not believed, so it gets no speedup, no
+    time and no fraction of the speed of light (the grader's own round trip of the timed call
+    is no stand-in: work done while the inputs were prepared lies outside it). The baseline's
+    time and the shape's speed of light are the trusted sandbox's and the machine's: kept."""
     return BenchmarkResult(
-        speedup=base_ms / sub_ms,
-        submission_ms=sub_ms,
-        note=f"timing rejected: {finding.message}; speedup from the grader's own clock",
-        shapes=[shape_entry(str(common["shape"]), sub_ms, base_ms, light)],
+        speedup=None,
+        submission_ms=None,
+        note=rejected_note(finding.message),
+        shapes=[shape_entry(shape, None, base_ms, light)],
         **common,  # type: ignore[arg-type]
     )
 
 
+def rejected_note(message: str) -> str:
+    """A rejected timing's note: the rule's finding, and what to do next."""
+    return f"timing rejected: {message}. {REJECTED_NEXT}"
+
+
 def shape_entry(
-    name: str, submission_ms: float, baseline_ms: float, light: SpeedOfLight | None
+    shape: BenchShape,
+    submission_ms: float | None,
+    baseline_ms: float,
+    light: SpeedOfLight | None,
 ) -> dict[str, object]:
-    """One object of ``benchmark.shapes``: the shape's times, speedup and speed of light."""
+    """One object of ``benchmark.shapes``: the shape's times, speedup and speed of light, and
+    its cost model's figures (``bytes``, ``flops``: stored so that no page evaluates the
+    model). ``submission_ms`` None: a rejected timing (no speedup, no fraction of light)."""
+    speedup = fraction = None
+    if submission_ms is not None and submission_ms > 0:
+        speedup = baseline_ms / submission_ms
+        fraction = light.sol_ms / submission_ms if light is not None else None
+    moved = flops = None
+    if shape.cost is not None:
+        try:
+            moved, flops = shape.cost.bytes, shape.cost.flops
+        except CostError:  # a model made in code, never loaded (a package refuses it)
+            pass
     return {
-        "name": name,
+        "name": shape.name,
         "submission_ms": submission_ms,
         "baseline_ms": baseline_ms,
-        "speedup": baseline_ms / submission_ms if submission_ms > 0 else None,
+        "speedup": speedup,
         "sol_ms": light.sol_ms if light is not None else None,
-        "sol_fraction": light.sol_ms / submission_ms if light and submission_ms > 0 else None,
+        "sol_fraction": fraction,
         "bound": light.bound if light is not None else None,
+        "bytes": moved,
+        "flops": flops,
     }
+
+
+def unbelieved(entry: dict[str, object]) -> dict[str, object]:
+    """A shape's entry with the submission's figures dropped (a rejected timing)."""
+    return {**entry, "submission_ms": None, "speedup": None, "sol_fraction": None}
 
 
 # How a result's note ends when the quiet cap was weighed (the hostile tests look for it).
@@ -323,27 +347,51 @@ def cadence_s(series: Series) -> float:
 
 
 def combine(results: list[BenchmarkResult]) -> BenchmarkResult:
-    """One result for several shapes: geometric-mean speedup, summed medians, worst trust."""
+    """One result for several shapes: geometric-mean speedup, summed medians, worst trust.
+    One shape rejected rejects the whole timing: no speedup, no time and no per-shape figures
+    of the submission (the rule that caught one shape may have missed a milder copy of the
+    same trick on another), and ``rule`` names the rejecting rules only."""
     if len(results) == 1:
         return results[0]
-    speedup = math.exp(sum(math.log(r.speedup) for r in results) / len(results))
+    trust = Trust.worst([r.trust for r in results])
+    common = {
+        "baseline_ms": sum(r.baseline_ms for r in results),
+        "baseline_spread": max(r.baseline_spread for r in results),
+        "repetitions": min(r.repetitions for r in results),
+        "shape": ", ".join(r.shape for r in results),
+        "trust": trust,
+    }
+    if trust == Trust.REJECTED:
+        # The note names the rejected shapes and why, and no figure of any shape's.
+        why = "; ".join(
+            f"{r.shape}: {r.note.removesuffix(' ' + REJECTED_NEXT).rstrip('.')}"
+            for r in results
+            if r.trust == trust
+        )
+        return BenchmarkResult(
+            speedup=None,
+            submission_ms=None,
+            rule="; ".join(sorted({r.rule for r in results if r.trust == trust and r.rule})),
+            note=f"{why}. {REJECTED_NEXT}",
+            shapes=[unbelieved(entry) for r in results for entry in r.shapes],
+            **common,  # type: ignore[arg-type]
+        )
     notes = "; ".join(
         f"{r.shape}: x{r.speedup:.2f} ({r.submission_ms:.3f} vs {r.baseline_ms:.3f} ms)"
         for r in results
+        if r.speedup is not None and r.submission_ms is not None
     )
     extra = "; ".join(r.note for r in results if r.note)
+    speedups = [r.speedup for r in results if r.speedup is not None]
+    times = [r.submission_ms for r in results if r.submission_ms is not None]
     return BenchmarkResult(
-        speedup=speedup,
-        submission_ms=sum(r.submission_ms for r in results),
-        baseline_ms=sum(r.baseline_ms for r in results),
+        speedup=math.exp(sum(math.log(v) for v in speedups) / len(speedups)),
+        submission_ms=sum(times),
         submission_spread=max(r.submission_spread for r in results),
-        baseline_spread=max(r.baseline_spread for r in results),
-        repetitions=min(r.repetitions for r in results),
-        shape=", ".join(r.shape for r in results),
-        trust=Trust.worst([r.trust for r in results]),
         rule="; ".join(sorted({r.rule for r in results if r.rule})),
         note=f"geometric mean over shapes; {notes}" + (f"; {extra}" if extra else ""),
         shapes=[entry for r in results for entry in r.shapes],
+        **common,  # type: ignore[arg-type]
     )
 
 

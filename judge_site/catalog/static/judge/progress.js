@@ -59,6 +59,12 @@
 
   function benchmark(b) {
     var box = el("div", { "class": "bench" });
+    if (b.speedup === null || b.speedup === undefined || b.trust === "rejected") {
+      // A rejected timing has no figure: the submission page says why and what to do next.
+      box.appendChild(el("div", { "class": "speedup rejected" }, "No speedup: timing rejected"));
+      box.appendChild(el("div", { "class": "muted" }, "baseline " + Number(b.baseline_ms).toFixed(3) + " ms · see the submission page for why, and resubmit"));
+      return box;
+    }
     var s = el("div", { "class": "speedup" + (b.speedup < 1 ? " slower" : "") }, "Speedup " + Number(b.speedup).toFixed(2) + "×");
     box.appendChild(s);
     box.appendChild(el("div", { "class": "muted" }, "yours " + Number(b.submission_ms).toFixed(3) + " ms · baseline " + Number(b.baseline_ms).toFixed(3) + " ms (medians)" + (b.trust && b.trust !== "verified" ? " · timing " + b.trust + ": see the submission page" : "")));
