@@ -89,7 +89,16 @@ def tallies(
         .annotate(
             attempts=Count("id"),
             first_ac=Min("created_at", filter=accepted),
-            best_speedup=Max(Cast(KT("benchmark__speedup"), FloatField()), filter=accepted),
+            # A rejected timing's figure (a result stored before the grader dropped it) never
+            # counts: no speedup, no rank (issue 36).
+            best_speedup=Max(
+                Case(
+                    When(benchmark__trust="rejected", then=Value(None)),
+                    default=Cast(KT("benchmark__speedup"), FloatField()),
+                    output_field=FloatField(),
+                ),
+                filter=accepted,
+            ),
             best_rank=Min(rank),
             last_id=Max("id"),
         )

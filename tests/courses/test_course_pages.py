@@ -15,6 +15,7 @@ from judge_site.courses.grading import gradebook
 from judge_site.courses.models import Course
 from judge_site.courses.stats import course_statistics
 from judge_site.staff.models import AuditEntry
+from judge_site.submissions.models import Submission
 
 pytestmark = pytest.mark.django_db
 
@@ -94,6 +95,14 @@ def test_the_class_leaderboard_ranks_by_best_speedup(client, term, alice):
     page = client.get(f"/courses/{term['course'].pk}/leaderboard/48").content.decode()
     table = page[page.index("<tbody>"):]
     assert table.index("bob") < table.index("alice") and "2.40×" in table
+    # A rejected timing stored with a figure (before the grader dropped it) ranks nowhere.
+    alices = Submission.objects.filter(user=alice, problem__number=48, verdict="AC").first()
+    Submission.objects.filter(pk=alices.pk).update(
+        benchmark={"speedup": 9.5, "trust": "rejected", "rule": "prepare_excess"}
+    )
+    page = client.get(f"/courses/{term['course'].pk}/leaderboard/48").content.decode()
+    table = page[page.index("<tbody>"):]
+    assert "9.50" not in table and table.index("bob") < table.index("alice")
     # A problem of an assignment that has not opened is not shown to students.
     assert client.get(f"/courses/{term['course'].pk}/leaderboard/58").status_code == 404
     assert client.get(f"/courses/{term['course'].pk}/leaderboard/49").status_code == 404
