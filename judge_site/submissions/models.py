@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import models
 
 from judge_site.catalog.models import Problem
+from judge_site.core.indexes import NullsLastIndex
 from sandbox.contracts import VERDICT_LABELS, JudgeResult, Verdict
 
 
@@ -192,8 +193,9 @@ class BestResult(models.Model):
             models.UniqueConstraint(fields=["user", "problem"], name="one_best_result_per_pair")
         ]
         indexes = [
-            # The problem's leaderboard: accepted rows by speedup, ties by time.
-            models.Index(
+            # The problem's leaderboard: accepted rows by speedup, ties by time (NullsLastIndex:
+            # the same index on SQLite, whose CREATE INDEX refuses NULLS LAST).
+            NullsLastIndex(
                 models.F("problem"),
                 models.F("best_speedup").desc(nulls_last=True),
                 models.F("best_at"),

@@ -4,6 +4,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from judge_site.core.indexes import NullsLastIndex
+
 
 class Migration(migrations.Migration):
 
@@ -104,7 +106,8 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='bestresult',
-            index=models.Index(models.F('problem'), models.OrderBy(models.F('best_speedup'), descending=True, nulls_last=True), models.F('best_at'), models.F('user'), condition=models.Q(('accepted__gt', 0)), name='bestresult_board'),
+            # SQLite refuses NULLS LAST in an index: judge_site/core/indexes.py.
+            index=NullsLastIndex(models.F('problem'), models.OrderBy(models.F('best_speedup'), descending=True, nulls_last=True), models.F('best_at'), models.F('user'), condition=models.Q(('accepted__gt', 0)), name='bestresult_board'),
         ),
         migrations.AddIndex(
             model_name='bestresult',
