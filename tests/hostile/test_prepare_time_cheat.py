@@ -40,7 +40,9 @@ BENCH_KEYS = {
 }
 
 
-@pytest.fixture(scope="module")
+# Session-scoped: pytest-django runs transactional tests after the others, which splits this
+# module's two tests apart, and a module-scoped judging was judged twice (25 s each in CI).
+@pytest.fixture(scope="session")
 def package() -> ProblemPackage:
     found = load_package(PROBLEM)
     assert found.benchmark is not None
@@ -49,7 +51,7 @@ def package() -> ProblemPackage:
     )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def judged(package: ProblemPackage) -> JudgeResult:
     from sandbox.grader import judge
 
