@@ -8,7 +8,8 @@ measure the machine) in a runner the author had loaded. It also asks for sandbox
 limits (0 means "unlimited" to Docker). Through Docker, with a worker's warm pool and keeper:
 every unlimited spec is refused, the planted sandbox is never kept, and the catalog Submit that
 follows finds its baseline in a fresh sandbox; the catalog's own baseline sandbox is still kept
-for the catalog's next Submit."""
+for the catalog's next Submit. And the held relay: a grader that keeps the relay busy while its
+code computes (the author's 120 s of silence never runs out) is stopped at the job's time."""
 
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ from typing import Any
 import pytest
 
 from judge_site.submissions import engine
+from sandbox.backends.base import get_backend
+from sandbox.confined import ConfinedGraders
 from sandbox.contracts import Mode, Verdict
 from sandbox.problem import load_package
+from tests.sandbox.test_confined import _toy, graders  # noqa: F401 - the fixture
 from tests.sandbox.test_engine_pool import P48, _left_after, pooling  # noqa: F401 - the fixture
-
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy"
 
@@ -79,6 +81,8 @@ def _attacker(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.docker
+@pytest.mark.slow
 @pytest.mark.usefixtures("pooling")
 def test_an_authors_trusted_start_never_reaches_a_catalog_submit(tmp_path: Path) -> None:
     """The attack, then the catalog's own keeping: the second Submit of a worker process reuses
@@ -124,3 +128,49 @@ def test_an_authors_trusted_start_never_reaches_a_catalog_submit(tmp_path: Path)
     assert not _left_after(client, {"id": ours}, within_s=10), (
         "closing the pools leaves no kept sandbox behind"
     )
+
+
+HOLDS_THE_RELAY = """
+import gc as _gc
+import threading as _threading
+import time as _time
+
+
+def _hold(g):
+    from sandbox.relay import Channel
+
+    channel = next(o for o in _gc.get_objects() if isinstance(o, Channel))
+
+    def chatter():  # a request every 0.2 s: the launcher never sees the author's code silent
+        while True:
+            try:
+                channel.request({"rpc": "processes", "box": 999})
+            except Exception:
+                return
+            _time.sleep(0.2)
+
+    _threading.Thread(target=chatter, daemon=True).start()
+    _time.sleep(120)  # while the author's code computes for as long as it likes
+
+
+CASES.insert(0, Case("holds", "axpy", _hold, public=True))
+"""
+
+
+@pytest.mark.slow
+def test_a_grader_that_keeps_the_relay_busy_is_stopped_at_the_jobs_time(
+    graders: ConfinedGraders, tmp_path: Path  # noqa: F811 - the fixture imported above
+) -> None:
+    """Requests every 0.2 s keep the author's silence (120 s) from ever running out; the
+    job's own time still ends it (6 s here: wherever the job is then, it is IE)."""
+    folder = tmp_path / "900-toy"
+    shutil.copytree(TOY, folder)
+    with (folder / "tests.py").open("a") as tests:
+        tests.write(HOLDS_THE_RELAY)
+    result = graders.judge(load_package(folder), (TOY / "solution.py").read_text(), mode=Mode.RUN,
+                           backend=get_backend("local"), domain="holds", job_s=6.0)
+    assert result.verdict == Verdict.IE and "the job ran over its 6 s" in result.message, result
+    # The next job of that domain has a fresh grader process (the chatter died with the old).
+    again = graders.judge(_toy(tmp_path / "again"), (TOY / "solution.py").read_text(),
+                          mode=Mode.RUN, backend=get_backend("local"), domain="holds")
+    assert again.verdict == Verdict.AC, again.message

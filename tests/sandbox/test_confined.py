@@ -315,51 +315,6 @@ def test_the_box_service_refuses_limits_beyond_the_packages_and_clamps_the_wall_
         service.close_all()
 
 
-HOLDS_THE_RELAY = """
-import gc as _gc
-import threading as _threading
-import time as _time
-
-
-def _hold(g):
-    from sandbox.relay import Channel
-
-    channel = next(o for o in _gc.get_objects() if isinstance(o, Channel))
-
-    def chatter():  # a request every 0.2 s: the launcher never sees the author's code silent
-        while True:
-            try:
-                channel.request({"rpc": "processes", "box": 999})
-            except Exception:
-                return
-            _time.sleep(0.2)
-
-    _threading.Thread(target=chatter, daemon=True).start()
-    _time.sleep(120)  # while the author's code computes for as long as it likes
-
-
-CASES.insert(0, Case("holds", "axpy", _hold, public=True))
-"""
-
-
-def test_a_grader_that_keeps_the_relay_busy_is_stopped_at_the_jobs_time(
-    graders: ConfinedGraders, tmp_path: Path
-) -> None:
-    """Requests every 0.2 s keep the author's silence (120 s) from ever running out; the
-    job's own time still ends it (6 s here: wherever the job is then, it is IE)."""
-    folder = tmp_path / "900-toy"
-    shutil.copytree(TOY, folder)
-    with (folder / "tests.py").open("a") as tests:
-        tests.write(HOLDS_THE_RELAY)
-    result = graders.judge(load_package(folder), (TOY / "solution.py").read_text(), mode=Mode.RUN,
-                           backend=get_backend("local"), domain="holds", job_s=6.0)
-    assert result.verdict == Verdict.IE and "the job ran over its 6 s" in result.message, result
-    # The next job of that domain has a fresh grader process (the chatter died with the old).
-    again = graders.judge(_toy(tmp_path / "again"), (TOY / "solution.py").read_text(),
-                          mode=Mode.RUN, backend=get_backend("local"), domain="holds")
-    assert again.verdict == Verdict.AC, again.message
-
-
 def test_a_grader_cannot_claim_the_gpus_lock_that_no_sandbox_of_its_job_holds() -> None:
     backend = _TrustRecorder()
     service = BoxService(backend, {}, "GPU-0", domain="version:abc", bounds=WIDE)
