@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -217,21 +218,26 @@ def draft_code(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> str 
     return _DRAFT.first(user_id=user.pk, problem_id=problem.pk)
 
 
-def practice_notes(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> str | None:
-    """The solution notes of a practice problem (sandbox/practice.py) for a user with an
-    accepted Submit on it; '' when they have none yet (the page says they open after an AC);
-    None for a problem without notes."""
-    from sandbox import practice
+def package_notes(problem: Problem) -> str:
+    """The Markdown of ``notes.md`` beside the package's ``statement.md`` (a tensor package or
+    an imported practice folder), stripped; '' when there is none or it cannot be read."""
+    path = Path(problem.package_dir) / "notes.md"
+    try:
+        return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
 
-    manifest = problem.manifest or {}
-    if not practice.is_practice(manifest) or not practice.settings_of(manifest).get("notes"):
+
+def solution_notes(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> str | None:
+    """The solution notes of ``problem`` (its package's non-empty ``notes.md``) for a user with
+    an accepted Submit on it; '' when they have none yet, anonymous users included (the page
+    says the notes open after an AC); None for a problem without notes.
+
+    The notes never leave this function for a user without an AC on this very problem."""
+    notes = package_notes(problem)
+    if not notes:
         return None
     if not getattr(user, "is_authenticated", False):
         return ""
     solved = BestResult.objects.filter(user_id=user.pk, problem=problem, accepted__gt=0).exists()
-    if not solved:
-        return ""
-    try:
-        return practice.notes_of(problem.package_dir)
-    except OSError:
-        return ""
+    return notes if solved else ""

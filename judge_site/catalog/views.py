@@ -75,8 +75,8 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             # Where this site judges it (a GPU problem on CPU, or not at all), said up front.
             "judging": judging_route(problem),
             "code": selectors.draft_code(request.user, problem) or problem.starter_code,
-            # A practice problem's solution notes: shown after the user's accepted Submit.
-            "solution_notes": selectors.practice_notes(request.user, problem),
+            # The package's notes.md (tensor or practice): shown after the user's accepted Submit.
+            "solution_notes": selectors.solution_notes(request.user, problem),
             "stats_html": statistics_html(problem, page.counters),
             "hints": hints_for(request.user, problem, page.hint_override),
         },

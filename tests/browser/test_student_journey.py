@@ -1,5 +1,6 @@
 """A new student, in a real browser: sign up, read problem 48, edit, Run, Submit (AC with a
-speedup, then a WA with the worst element), leaderboards and history, an expired session."""
+speedup, then a WA with the worst element), the solution notes the AC opened, leaderboards and
+history, an expired session."""
 
 from __future__ import annotations
 
@@ -73,6 +74,9 @@ def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_work
     assert page.locator("#statement .katex").count() > 5
     assert page.locator("#statement .katex-display").count() >= 1
     assert "def embed" in editor_code(page)
+    # The package's solution notes (notes.md) stay locked until an accepted Submit.
+    assert page.locator("#solution-notes-locked").count() == 1
+    assert page.locator("#solution-notes").count() == 0
 
     # Type into the editor; the draft is saved on the server and survives a reload.
     page.click(".CodeMirror-line >> nth=0")
@@ -176,6 +180,10 @@ def test_a_new_student_goes_from_sign_up_to_accepted(page, problem48, judge_work
     shot(page, "07-history")
     page.goto("/")
     assert page.locator("tr[data-number='48'] .mark-solved").count() == 1
+    # The AC (a later WA takes nothing back) has opened the solution notes on the problem page.
+    page.goto(f"/problems/{problem48.number}/")
+    assert "pad_id" in page.wait_for_selector("#solution-notes").inner_text()
+    assert page.locator("#solution-notes-locked").count() == 0
 
     # An expired session: the page says so instead of failing silently.
     page.goto(f"/problems/{problem48.number}/")

@@ -67,7 +67,7 @@ def test_a_hostile_statement_and_notes_are_cleaned_on_the_page(
     client: Any, alice: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_problem(48, statement_md=HOSTILE)
-    monkeypatch.setattr(selectors, "practice_notes",
+    monkeypatch.setattr(selectors, "solution_notes",
                         lambda user, problem: "Notes: $x$\n\n<script>alert('notes')</script>"
                                               "<a href='javascript:x()'>j</a>")
     client.force_login(alice)

@@ -265,3 +265,55 @@ def test_history_pages_keep_the_filters(client, charlie, problem, enqueued, sett
         services.submission_create(charlie, problem, GOOD, "run")
     page = login(client, charlie).get("/submissions/?who=all&problem=48").content.decode()
     assert 'href="?problem=48&amp;who=all&amp;page=2"' in page
+
+
+NOTES_MARK = "Zero the padding rows after the gather"
+
+
+def test_solution_notes_reach_a_user_only_after_their_accepted_submit(
+    client, alice, bob, inline_judging, tmp_path
+):
+    """A package's notes.md (any package, not only a practice one) shows on the problem page
+    after the user's own AC on a Submit: never before (anonymous, a WA, a Run, someone else's
+    AC), never in the API's JSON."""
+    (tmp_path / "notes.md").write_text(
+        f"**{NOTES_MARK}**: `weight[ids]` copies the pad row.\n\n<script>alert('n')</script>\n"
+    )
+    problem = make_problem(package_dir=str(tmp_path))
+    from judge_site.accounts.models import ApiToken
+
+    key = ApiToken.objects.create(user=alice, key=ApiToken.generate_key()).key
+    api = Client(HTTP_AUTHORIZATION=f"Token {key}")
+    alice_page = login(client, alice)
+    bob_page = login(Client(), bob)
+
+    def everything_seen() -> list[str]:
+        return [Client().get("/problems/48/").content.decode(),
+                alice_page.get("/problems/48/").content.decode(),
+                bob_page.get("/problems/48/").content.decode(),
+                api.get("/api/v1/problems").content.decode()]
+
+    anonymous, before, _, listing = everything_seen()
+    assert 'id="solution-notes-locked"' in anonymous and 'id="solution-notes-locked"' in before
+    # A WA Submit and an accepted Run unlock nothing; neither does the API.
+    services.submission_create(alice, problem, "WRONG", "submit")
+    services.submission_create(alice, problem, GOOD, "run")
+    for seen in everything_seen() + [api.get(f"/api/v1/submissions/{s.pk}").content.decode()
+                                     for s in Submission.objects.all()]:
+        assert NOTES_MARK not in seen and 'id="solution-notes"' not in seen
+    # Alice's AC opens them to her, rendered and sanitized; to nobody else.
+    services.submission_create(alice, problem, GOOD, "submit")
+    anonymous, after, bobs, listing = everything_seen()
+    assert 'id="solution-notes"' in after and f"<strong>{NOTES_MARK}</strong>" in after
+    assert "<code>weight[ids]</code>" in after and "alert('n')" not in after
+    for seen in (anonymous, bobs, listing):
+        assert NOTES_MARK not in seen
+    assert 'id="solution-notes-locked"' in anonymous and 'id="solution-notes-locked"' in bobs
+    for submission in Submission.objects.filter(user=alice):
+        assert NOTES_MARK not in api.get(f"/api/v1/submissions/{submission.pk}").content.decode()
+
+
+def test_a_problem_without_notes_says_nothing_about_them(client, alice, problem, inline_judging):
+    services.submission_create(alice, problem, GOOD, "submit")
+    page = login(client, alice).get("/problems/48/").content.decode()
+    assert "solution-notes" not in page
