@@ -1,16 +1,32 @@
 """Re-verification of the submission's timed outputs, with the comparison of the problem's own
 hidden tests (tolerances, ``exact``, ``allow_nan``, a ``check`` with its tie rules): an exact
-check would reject correct code on float32 near-ties of an argmax or a top-k."""
+check would reject correct code on float32 near-ties of an argmax or a top-k.
+
+The benchmark's shapes are far larger than the tests', and a float32 reduction over thousands
+of terms rounds differently in another correct order: problem 65's weight gradient summed 64
+rows at a time exceeds the element-wise float32 tolerance (1e-5 + 1e-4 |x|) at 1.19 times it on
+an element of one draw in twelve at 2048 x 1024, while its error as a whole (the norm of the
+difference over the norm of the reference) is 1.6e-7. So a timed output that fails the tests'
+comparison on values alone is still the function's own output when every floating tensor is
+within ``SPREAD`` times the tolerance element by element and within the dtype's ``rtol`` as a
+whole: a result from other inputs, a stale one, a lower precision (bfloat16: 4e-3, TF32: 1e-3)
+or one wrong row in 2048 (2e-2) are all far outside it. Never looser for a ``check``, an exact
+case, a shape, a dtype or a NaN: those keep the tests' comparison.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+import torch
+
 from sandbox import digests, inputs, wire
-from sandbox.compare import Outcome, compare
+from sandbox.compare import DEFAULT_TOLERANCES, Outcome, compare
 from sandbox.contracts import TestResult, Verdict, WrongKind
-from sandbox.problem import BenchShape, Call, Case, PackageError, ProblemPackage
+from sandbox.problem import BenchShape, Call, Case, PackageError, ProblemPackage, Tolerance
+
+SPREAD = 16.0  # how far past the element-wise tolerance one element of a large shape may round
 
 if TYPE_CHECKING:
     from sandbox.bench.timing import Timed
@@ -44,10 +60,45 @@ def comparison_case(cases: list[Case], shape: BenchShape) -> Case:
 def outputs_agree(
     expected_value: Any, got_value: Any, case: Case, package: ProblemPackage
 ) -> Outcome:
-    """The comparison of one timed output (decoded, classes kept) with the reference's."""
+    """The comparison of one timed output (decoded, classes kept) with the reference's: the
+    tests' own, or, where that fails on values alone, the large shape's (module docstring)."""
     expected = {"kind": "return", "value": expected_value, "inputs_modified": [], "grads": None}
     got = {"kind": "return", "value": got_value, "inputs_modified": [], "grads": None}
-    return compare(expected, got, case, package.tolerances)
+    outcome = compare(expected, got, case, package.tolerances)
+    if (outcome.verdict == Verdict.AC or outcome.wrong_kind != WrongKind.VALUE
+            or case.check is not None or case.exact):
+        return outcome
+    tolerances = {**DEFAULT_TOLERANCES, **package.tolerances}
+    spread = {name: Tolerance(t.atol * SPREAD, t.rtol * SPREAD) for name, t in tolerances.items()}
+    if compare(expected, got, case, spread).verdict != Verdict.AC:
+        return outcome
+    if _close_as_a_whole(expected_value, wire.strip_classes(got_value), tolerances):
+        return Outcome(Verdict.AC)
+    return outcome
+
+
+def _close_as_a_whole(expected: Any, got: Any, tolerances: dict[str, Tolerance]) -> bool:
+    """Every floating tensor of ``got`` within its dtype's ``rtol`` of ``expected``'s as a
+    whole: the norm of the difference (non-finite places, equal in both by then, left out)
+    over the reference's norm, ``atol`` per element where that norm is tiny. The structure,
+    shapes and dtypes were compared before."""
+    if isinstance(expected, torch.Tensor) and isinstance(got, torch.Tensor):
+        if not expected.is_floating_point() or expected.numel() == 0:
+            return True
+        name = wire.DTYPE_NAMES.get(expected.dtype, "float64")
+        tol = tolerances.get(name) or tolerances["float64"]
+        e64, g64 = expected.detach().cpu().double(), got.detach().cpu().double()
+        finite = torch.isfinite(e64) & torch.isfinite(g64)
+        e64, g64 = torch.where(finite, e64, 0.0), torch.where(finite, g64, 0.0)
+        scale = max(float(e64.norm()), tol.atol * expected.numel() ** 0.5)
+        return float((g64 - e64).norm()) <= tol.rtol * scale
+    if isinstance(expected, list | tuple) and isinstance(got, list | tuple):
+        return len(expected) == len(got) and all(
+            _close_as_a_whole(e, g, tolerances) for e, g in zip(expected, got, strict=True))
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return expected.keys() == got.keys() and all(
+            _close_as_a_whole(expected[k], got[k], tolerances) for k in expected)
+    return True  # not a tensor: compared exactly already
 
 
 class Verifier:

@@ -3,6 +3,7 @@ rules), not an exact one: a float32 near-tie of a top-k must not reject correct 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,48 @@ def test_the_trust_enum_round_trips_and_old_results_read_back() -> None:
     assert BenchmarkResult.from_json(old).trust == Trust.REJECTED
     assert not BenchmarkResult.from_json(old).verified
     assert Trust.worst([Trust.VERIFIED, Trust.REJECTED, Trust.CHARGED]) == Trust.REJECTED
+
+
+P65 = Path(__file__).resolve().parents[2] / "problems" / "065-fused-add-rmsnorm"
+
+
+def test_a_large_shapes_other_summation_order_is_accepted_and_a_wrong_output_is_not() -> None:
+    """Problem 65's backward at its benchmark shape (2048 x 1024): a correct file that sums the
+    weight's gradient 64 rows at a time rounds one element past the tests' float32 tolerance on
+    this draw (the tests' shapes are small) and is accepted; stale, low-precision and partly
+    wrong outputs are not."""
+    import importlib.util
+
+    package = load_package(P65)
+    assert package.benchmark is not None
+    shape = next(s for s in package.benchmark.shapes if s.fn == "add_rms_norm_backward")
+    case = comparison_case(package.load_cases(), shape)
+    reference = package.load_reference().add_rms_norm_backward
+    spec = importlib.util.spec_from_file_location(
+        "chunked", P65 / "solutions" / "AC" / "chunked_weight_sum.py")
+    assert spec is not None and spec.loader is not None
+    chunked = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(chunked)
+
+    def draw(seed: int) -> tuple[torch.Tensor, ...]:
+        gen = torch.Generator().manual_seed(seed)
+        return tuple(torch.randn(*dims, generator=gen) for dims in ((2048, 1024), (1024,), (2048, 1024), (2048, 1024)))
+
+    args = draw(11)
+    expected = reference(*args, 1e-6)
+    mine = chunked.add_rms_norm_backward(*args, 1e-6)
+    exact_tests = dataclasses.replace(case, check=None)
+    from sandbox.compare import compare
+
+    plain = compare({"kind": "return", "value": expected, "inputs_modified": [], "grads": None},
+                    {"kind": "return", "value": _as_received(mine), "inputs_modified": [], "grads": None},
+                    exact_tests, package.tolerances)
+    assert plain.verdict == Verdict.WA, "this draw no longer shows the rounding past the tolerance"
+    assert outputs_agree(expected, _as_received(mine), case, package).verdict == Verdict.AC
+
+    stale = reference(*draw(12), 1e-6)
+    low = tuple(t.bfloat16().float() for t in mine)
+    one_row = (mine[0].clone(), mine[1])
+    one_row[0][7] = 0.0
+    for wrong in (stale, low, one_row):
+        assert outputs_agree(expected, _as_received(wrong), case, package).verdict == Verdict.WA
