@@ -30,6 +30,7 @@ an instructor on an instructor's route, 404 a course the caller is not a member 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -108,14 +109,19 @@ def course_join(request: HttpRequest, course_id: int) -> JsonResponse:
     course = Course.objects.filter(pk=course_id).first()
     if course is None:
         return _error("no such course, or not its join code", 404)
+    return _membership_reply(lambda: services.course_join(
+        user, course, body["join_code"], share_email=body.get("share_email", False)))
+
+
+def _membership_reply(join: Callable[[], tuple[Membership, bool]]) -> JsonResponse:
+    """A joining's answer: the course and the role, 201 for a new membership, 200 for one
+    that was there already; a refusal as the API's error."""
     try:
-        membership, created = services.course_join(
-            user, course, body["join_code"], share_email=body.get("share_email", False)
-        )
+        membership, created = join()
     except services.CourseError as exc:
         return _error(exc.message, exc.status)
     return JsonResponse(
-        {"course": course.pk, "role": membership.role}, status=201 if created else 200
+        {"course": membership.course_id, "role": membership.role}, status=201 if created else 200
     )
 
 
@@ -194,15 +200,8 @@ def invitation_accept(request: HttpRequest, invitation_id: int) -> JsonResponse:
     body = _body(request)
     if isinstance(body, JsonResponse):
         return body
-    try:
-        membership, created = invitations.invitation_accept(
-            user, invitation_id, share_email=body.get("share_email", False)
-        )
-    except services.CourseError as exc:
-        return _error(exc.message, exc.status)
-    return JsonResponse(
-        {"course": membership.course_id, "role": membership.role}, status=201 if created else 200
-    )
+    return _membership_reply(lambda: invitations.invitation_accept(
+        user, invitation_id, share_email=body.get("share_email", False)))
 
 
 @csrf_exempt

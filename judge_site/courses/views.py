@@ -80,11 +80,16 @@ def course_create(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def course_join(request: HttpRequest) -> HttpResponse:
+    return _joined(request, lambda: services.course_join_by_code(
+        request.user, request.POST.get("join_code", ""),
+        share_email=_ticked(request, "share_email")))
+
+
+def _joined(request: HttpRequest, join: Callable[[], tuple[Membership, bool]]) -> HttpResponse:
+    """Join (by code or by accepting an invitation): the course's page, or back to the list
+    with the refusal said."""
     try:
-        membership, created = services.course_join_by_code(
-            request.user, request.POST.get("join_code", ""),
-            share_email=_ticked(request, "share_email"),
-        )
+        membership, created = join()
     except services.CourseError as exc:
         _refused(request, exc)
         return redirect("courses:list")
@@ -96,16 +101,8 @@ def course_join(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def invitation_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
-    try:
-        membership, created = invitations.invitation_accept(
-            request.user, invitation_id, share_email=_ticked(request, "share_email")
-        )
-    except services.CourseError as exc:
-        _refused(request, exc)
-        return redirect("courses:list")
-    if created:
-        messages.success(request, f"You joined {membership.course.title}.")
-    return redirect("courses:detail", course_id=membership.course_id)
+    return _joined(request, lambda: invitations.invitation_accept(
+        request.user, invitation_id, share_email=_ticked(request, "share_email")))
 
 
 @login_required
