@@ -16,15 +16,28 @@ from pathlib import Path
 from sandbox.check import CheckReport
 
 WORKERS = 2
+# The per-test time limit of the checks here, times this. The local backend's limit is wall
+# time, and these checks run two at a time beside the other line of the suite (load 6-15 on two
+# cores): stop 36's run 4 got TLE for 054's correct fused_function.py on big_vocab_with_grads
+# (its 20 s limit), the false TLE issue 41 describes (a CPU-time limit is its real fix). The
+# catalog ships no solutions/TLE file (a package that does keeps its limit), so no expected
+# verdict depends on the limit's size.
+TIME_STRETCH = 3.0
 
 
 def check_local(package_dir: str, bench: bool) -> CheckReport:
     """check_package(package, local backend): the job of one worker process."""
+    import dataclasses
+
     from sandbox.backends.base import get_backend
     from sandbox.check import check_package
     from sandbox.problem import load_package
 
-    return check_package(load_package(Path(package_dir)), get_backend("local"), bench=bench)
+    package = load_package(Path(package_dir))
+    if not any(verdict == "TLE" for verdict, _ in package.solutions()):
+        limits = dataclasses.replace(package.limits, time_s=package.limits.time_s * TIME_STRETCH)
+        package = dataclasses.replace(package, limits=limits)
+    return check_package(package, get_backend("local"), bench=bench)
 
 
 class CheckPool:
