@@ -200,6 +200,11 @@ def _compare_value(
         raise _Mismatch(WrongKind.VALUE, f"{path}: expected {expected!r:.200}, got {got!r:.200}")
 
 
+def tolerance_for(name: str, tols: dict[str, Tolerance]) -> Tolerance:
+    """The tolerance of a dtype (by name): the package's, else the default, else float64's."""
+    return tols.get(name) or DEFAULT_TOLERANCES.get(name) or DEFAULT_TOLERANCES["float64"]
+
+
 def _compare_tensor(
     expected: torch.Tensor, got: torch.Tensor, path: str, case: Case, tols: dict[str, Tolerance]
 ) -> None:
@@ -255,7 +260,7 @@ def _compare_tensor(
             )
         finite = ~e_bad
         e64, g64 = torch.where(finite, e64, 0.0), torch.where(finite, g64, 0.0)
-    tol = tols.get(name) or DEFAULT_TOLERANCES.get(name) or DEFAULT_TOLERANCES["float64"]
+    tol = tolerance_for(name, tols)
     diff = (g64 - e64).abs()
     allowed = tol.atol + tol.rtol * e64.abs()
     bad = diff > allowed

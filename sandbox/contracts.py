@@ -175,6 +175,14 @@ def rejected_because(rule: str) -> list[str]:
     return found or ["the judge could not believe the times your code reported"]
 
 
+def unbelieved(entry: Any) -> Any:
+    """A shape's entry of ``BenchmarkResult.shapes`` with the submission's figures dropped (a
+    rejected timing); anything but a dict as it is (a malformed stored result)."""
+    if not isinstance(entry, dict):
+        return entry
+    return {**entry, "submission_ms": None, "speedup": None, "sol_fraction": None}
+
+
 @dataclass(frozen=True)
 class BenchmarkResult:
     # baseline_ms / submission_ms; > 1 means faster than the baseline. None when the timing

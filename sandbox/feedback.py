@@ -180,7 +180,8 @@ def format_result(result: JudgeResult) -> str:
             f"benchmark: timing rejected, no speedup (baseline {bench.baseline_ms:.4f} ms): "
             + "; ".join(rejected_because(bench.rule))
         )
-        lines.append(f"  {REJECTED_NEXT}")
+        if REJECTED_NEXT not in bench.note:  # the grader's note ends with it (rejected_note)
+            lines.append(f"  {REJECTED_NEXT}")
         if bench.note:
             lines.append(f"  {bench.note}")
     env = result.environment

@@ -25,7 +25,7 @@ from judge_site.submissions.models import (
     UserStats,
     VerdictChoice,
 )
-from sandbox.contracts import REJECTED_NEXT, Trust, rejected_because
+from sandbox.contracts import REJECTED_NEXT, Trust, rejected_because, unbelieved
 from sandbox.feedback import feedback_lines, hidden_policy, tests_for_student
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
@@ -124,11 +124,7 @@ def benchmark_shown(bench: dict[str, Any] | None) -> dict[str, Any] | None:
     stored before has them dropped here), its keys kept."""
     if not bench or benchmark_trust(bench) != Trust.REJECTED:
         return bench
-    shapes = [
-        {**shape, "submission_ms": None, "speedup": None, "sol_fraction": None}
-        if isinstance(shape, dict) else shape
-        for shape in bench.get("shapes") or []
-    ]
+    shapes = [unbelieved(shape) for shape in bench.get("shapes") or []]
     return {**bench, "speedup": None, "submission_ms": None, "shapes": shapes}
 
 

@@ -73,7 +73,7 @@ from sandbox.bench.trust import (
     wait_share,
 )
 from sandbox.bench.verify import Verifier, comparison_case
-from sandbox.contracts import REJECTED_NEXT, BenchmarkResult, TestResult, Trust
+from sandbox.contracts import REJECTED_NEXT, BenchmarkResult, TestResult, Trust, unbelieved
 from sandbox.cost import CostError
 from sandbox.problem import BenchShape, Case, ProblemPackage
 
@@ -310,11 +310,6 @@ def shape_entry(
         "bytes": moved,
         "flops": flops,
     }
-
-
-def unbelieved(entry: dict[str, object]) -> dict[str, object]:
-    """A shape's entry with the submission's figures dropped (a rejected timing)."""
-    return {**entry, "submission_ms": None, "speedup": None, "sol_fraction": None}
 
 
 # How a result's note ends when the quiet cap was weighed (the hostile tests look for it).

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from sandbox import digests, inputs, wire
-from sandbox.compare import DEFAULT_TOLERANCES, Outcome, compare
+from sandbox.compare import DEFAULT_TOLERANCES, Outcome, compare, tolerance_for
 from sandbox.contracts import TestResult, Verdict, WrongKind
 from sandbox.problem import BenchShape, Call, Case, PackageError, ProblemPackage, Tolerance
 
@@ -68,11 +68,11 @@ def outputs_agree(
     if (outcome.verdict == Verdict.AC or outcome.wrong_kind != WrongKind.VALUE
             or case.check is not None or case.exact):
         return outcome
-    tolerances = {**DEFAULT_TOLERANCES, **package.tolerances}
-    spread = {name: Tolerance(t.atol * SPREAD, t.rtol * SPREAD) for name, t in tolerances.items()}
+    spread = {name: Tolerance(t.atol * SPREAD, t.rtol * SPREAD)
+              for name, t in {**DEFAULT_TOLERANCES, **package.tolerances}.items()}
     if compare(expected, got, case, spread).verdict != Verdict.AC:
         return outcome
-    if _close_as_a_whole(expected_value, wire.strip_classes(got_value), tolerances):
+    if _close_as_a_whole(expected_value, wire.strip_classes(got_value), package.tolerances):
         return Outcome(Verdict.AC)
     return outcome
 
@@ -85,8 +85,7 @@ def _close_as_a_whole(expected: Any, got: Any, tolerances: dict[str, Tolerance])
     if isinstance(expected, torch.Tensor) and isinstance(got, torch.Tensor):
         if not expected.is_floating_point() or expected.numel() == 0:
             return True
-        name = wire.DTYPE_NAMES.get(expected.dtype, "float64")
-        tol = tolerances.get(name) or tolerances["float64"]
+        tol = tolerance_for(wire.DTYPE_NAMES.get(expected.dtype, "float64"), tolerances)
         e64, g64 = expected.detach().cpu().double(), got.detach().cpu().double()
         finite = torch.isfinite(e64) & torch.isfinite(g64)
         e64, g64 = torch.where(finite, e64, 0.0), torch.where(finite, g64, 0.0)
