@@ -6,8 +6,9 @@ lines expanded into the kernels source, since no sandbox image holds the kernels
 the starter (must fail), and
 every ``solutions/<VERDICT>/*.py`` (must get exactly VERDICT). A wrong solution must also be
 caught by the hidden tests alone: a student who passes every public test still fails. Static
-checks: public cases exist, each has a note and is named in statement.md, tolerances are sane,
-benchmark baselines resolve, cost models are sound (sandbox/cost.py).
+checks: public cases exist, each has a note and is named in statement.md, the statement's
+sentences map to hidden cases (sandbox/statement_cases.py), tolerances are sane, benchmark
+baselines resolve, cost models are sound (sandbox/cost.py).
 
 Framework-free. The torch-free part (``public_cases_static``) is importable by the web
 process, which must not import torch; the grader is imported only when judging.
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
 from sandbox.hints import failing_names, hinted_checks_failed, package_hint_items
 from sandbox.problem import Case, PackageError, ProblemPackage, inline_kernels, kernels_module_path
+from sandbox.statement_cases import is_catalog_folder, statement_cases_problems
 
 if TYPE_CHECKING:
     from sandbox.backends.base import Backend
@@ -123,6 +125,11 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
                    "" if same else "write public cases as Case('name', 'fn', ..., public=True, note='...')")
     except (PackageError, SyntaxError) as exc:
         report.add("static: public cases readable without running tests.py", False, str(exc))
+    ok, detail = statement_cases_problems(
+        package.statement_cases, package.statement_md, ((c.name, c.public) for c in cases),
+        required=is_catalog_folder(package.folder_name),
+    )
+    report.add("static: statement cases", ok, detail)
     bad_fns = sorted({c.fn for c in cases} - set(package.functions))
     report.add("static: cases call declared functions", not bad_fns, ", ".join(bad_fns))
     bad_tol = [f"{dtype}: atol={t.atol} rtol={t.rtol}" for dtype, t in package.tolerances.items()

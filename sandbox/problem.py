@@ -28,6 +28,7 @@ from typing import Any
 from sandbox.contracts import FeedbackPolicy, Limits
 from sandbox.cost import CostError, CostModel, parse_cost
 from sandbox.feedback import hidden_policy
+from sandbox.statement_cases import StatementCase, parse_statement_cases
 
 # The folder holding the trusted ``kernels/`` package: references and speed baselines, read
 # by the grader on the host and never copied into a sandbox image.
@@ -129,6 +130,8 @@ class ProblemPackage:
     starter_code: str
     version: str  # content hash of every file of the package
     manifest: dict[str, Any]  # problem.toml as parsed, for the site
+    # [[statement_cases]]: statement sentences and the cases proving them (None: no table)
+    statement_cases: tuple[StatementCase, ...] | None = None
 
     @property
     def folder_name(self) -> str:
@@ -290,6 +293,10 @@ def load_package(path: Path | str) -> ProblemPackage:
             target_rel_error=float(bench_raw.get("target_rel_error", 0.05)),
             max_time_s=float(bench_raw.get("max_time_s", 20.0)),
         )
+    try:
+        statement_cases = parse_statement_cases(manifest.get("statement_cases"))
+    except ValueError as exc:
+        raise PackageError(f"{path / 'problem.toml'}: {exc}") from None
     device = manifest.get("device", "cpu")
     if device not in ("cpu", "gpu", "any"):
         raise PackageError(f"{path / 'problem.toml'}: `device` must be cpu, gpu or any")
@@ -311,6 +318,7 @@ def load_package(path: Path | str) -> ProblemPackage:
         starter_code=(path / "starter.py").read_text(),
         version=package_version(path),
         manifest=manifest,
+        statement_cases=statement_cases,
     )
 
 
