@@ -18,7 +18,7 @@ def sample_logits(hidden, cu_seqlens, weight, needs_logits):
     last = last_token_indices(cu_seqlens)
     if hidden.shape[0] != int(cu_seqlens[-1]):
         raise ValueError("token count")
-    if len(needs_logits) != len(last):
+    if needs_logits.shape != last.shape:
         raise ValueError("one flag per sequence")
     rows = [weight @ hidden[i] for i, need in zip(last.tolist(), needs_logits.tolist()) if need]
     if not rows:
