@@ -14,6 +14,8 @@ from typing import Any
 
 import torch
 
+from sandbox.compare_view import side_by_side
+from sandbox.compare_view import unravel as _unravel
 from sandbox.contracts import Verdict, WrongKind
 from sandbox.problem import Case, Tolerance
 from sandbox.wire import DTYPE_NAMES, Unsupported, WireTensor, strip_classes
@@ -38,6 +40,8 @@ class Outcome:
     wrong_kind: WrongKind | None = None
     message: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    # Expected beside actual (sandbox/compare_view.py), only when asked for (``show``).
+    compare: dict[str, Any] | None = None
 
 
 AC = Outcome(Verdict.AC)
@@ -49,6 +53,8 @@ class _Mismatch(Exception):
         self.kind = kind
         self.message = message
         self.details = details or {}
+        # The wrong tensor pair and where it sits, for the side-by-side view: (path, expected, got).
+        self.shown: tuple[str, torch.Tensor, torch.Tensor] | None = None
 
 
 def is_memory_error(obs: dict[str, Any]) -> bool:
@@ -68,9 +74,12 @@ def compare(
     got: dict[str, Any],
     case: Case,
     tolerances: dict[str, Tolerance],
+    show: bool = False,
 ) -> Outcome:
     """``expected``: the reference's observation (plain values); ``got``: the student's, decoded
-    with ``keep_class`` (tensors as WireTensor). Both as returned by wire.execute_call."""
+    with ``keep_class`` (tensors as WireTensor). Both as returned by wire.execute_call.
+    ``show``: a wrong tensor also gets its expected-beside-actual picture (``Outcome.compare``):
+    the grader asks for it for public tests only, never for a hidden one's values."""
     if got.get("kind") == "raise" and is_memory_error(got) and not is_memory_error(expected):
         return Outcome(Verdict.MLE, None, "your code ran out of memory", {})
     if expected["kind"] == "raise":
@@ -114,9 +123,12 @@ def compare(
                 try:
                     _compare_value(eg, gg, f"grad of argument {index}", case, tolerances)
                 except _Mismatch as exc:
-                    raise _Mismatch(WrongKind.GRAD, exc.message, exc.details) from None
+                    grad = _Mismatch(WrongKind.GRAD, exc.message, exc.details)
+                    grad.shown = exc.shown
+                    raise grad from None
     except _Mismatch as exc:
-        return Outcome(Verdict.WA, exc.kind, exc.message, exc.details)
+        view = _picture(exc, case, tolerances) if show else None
+        return Outcome(Verdict.WA, exc.kind, exc.message, exc.details, view)
     modified = got.get("inputs_modified")
     if not isinstance(modified, list):
         raise ValueError("malformed observation")
@@ -163,7 +175,11 @@ def _compare_value(
             raise _Mismatch(
                 WrongKind.TYPE, f"{path}: expected a torch.Tensor, got {_describe(got)}"
             )
-        _compare_tensor(expected, got.tensor, path, case, tols)
+        try:
+            _compare_tensor(expected, got.tensor, path, case, tols)
+        except _Mismatch as exc:
+            exc.shown = (path, expected, got.tensor)
+            raise
         return
     if isinstance(got, Unsupported):
         raise _Mismatch(
@@ -198,6 +214,18 @@ def _compare_value(
         return
     if expected != got:
         raise _Mismatch(WrongKind.VALUE, f"{path}: expected {expected!r:.200}, got {got!r:.200}")
+
+
+def _picture(exc: _Mismatch, case: Case, tols: dict[str, Tolerance]) -> dict[str, Any] | None:
+    """The side-by-side picture of the wrong tensor of ``exc``; None when it is no tensor's."""
+    if exc.shown is None:
+        return None
+    path, expected, got = exc.shown
+    name = DTYPE_NAMES.get(expected.dtype, str(expected.dtype))
+    return side_by_side(
+        expected, got, path=path, tol=tolerance_for(name, tols), exact=case.exact,
+        allow_nan=case.allow_nan,
+    )
 
 
 def tolerance_for(name: str, tols: dict[str, Tolerance]) -> Tolerance:
@@ -266,14 +294,6 @@ def _compare_tensor(
     bad = diff > allowed
     if bool(bad.any()):
         _raise_worst(e64, g64, path, diff / allowed, bad, exact=False, tol=tol)
-
-
-def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
-    index = []
-    for dim in reversed(shape):
-        index.append(flat % dim if dim else 0)
-        flat = flat // dim if dim else 0
-    return tuple(reversed(index))
 
 
 def _raise_worst(

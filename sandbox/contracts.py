@@ -109,11 +109,16 @@ class TestResult:
     wrong_kind: WrongKind | None = None
     time_ms: float | None = None  # host wall clock of the probe round trip
     details: dict[str, Any] = field(default_factory=dict)  # worst element, counts, traceback
+    # A public test's wrong tensor, expected beside actual (sandbox/compare_view.py); never
+    # a hidden test's. In the JSON only when there is one: every other key stays as it was.
+    compare: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["verdict"] = str(self.verdict)
         data["wrong_kind"] = str(self.wrong_kind) if self.wrong_kind else None
+        if self.compare is None:
+            del data["compare"]
         return data
 
     @classmethod
@@ -128,6 +133,7 @@ class TestResult:
             wrong_kind=WrongKind(kind) if kind else None,
             time_ms=data.get("time_ms"),
             details=dict(data.get("details") or {}),
+            compare=data["compare"] if isinstance(data.get("compare"), dict) else None,
         )
 
 

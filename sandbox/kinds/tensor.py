@@ -159,7 +159,8 @@ class TensorKind(Kind):
             raise Fault(Verdict.RE, CHANNEL_MESSAGE)
         got = clamped(got)
         try:
-            outcome = compare(expected, got, case, judging.package.tolerances)
+            # Expected beside actual for a public test only: a hidden one's values stay here.
+            outcome = compare(expected, got, case, judging.package.tolerances, show=case.public)
         except (ValueError, TypeError, KeyError) as exc:
             raise Fault(Verdict.RE, f"{CHANNEL_MESSAGE} ({exc})") from None
         details = dict(outcome.details)
@@ -173,6 +174,7 @@ class TensorKind(Kind):
             wrong_kind=outcome.wrong_kind,
             time_ms=round(time_ms, 3),
             details=details,
+            compare=outcome.compare if case.public else None,
         )
 
     def after_tests(self, session: Session) -> tuple[BenchmarkResult | None, str]:
