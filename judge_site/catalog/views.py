@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
+from judge_site.core import gates
 from judge_site.hints.services import hints_for
 from judge_site.submissions.models import Status
 from judge_site.submissions.routing import judging_route
@@ -57,6 +58,10 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
     if page is None:
         raise Http404("no such problem")
     problem = page.problem
+    gate = gates.problem_gate(request.user, problem)  # an exam window (courses/exams.py)
+    if gate is not None and not gate.open:
+        return render(request, "catalog/problem_gated.html",
+                      {"problem": problem, "gate": gate}, status=403)
     resume = None
     # A refresh resumes the latest judging: still running, or finished a moment ago.
     latest = selectors.latest_submission(request.user, problem)
@@ -79,6 +84,7 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             "solution_notes": selectors.solution_notes(request.user, problem),
             "stats_html": statistics_html(problem, page.counters),
             "hints": hints_for(request.user, problem, page.hint_override),
+            "exam_gate": gate,
         },
     )
 

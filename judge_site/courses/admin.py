@@ -14,6 +14,9 @@ from judge_site.courses.models import (
     Assignment,
     AssignmentProblem,
     Course,
+    Exam,
+    ExamProblem,
+    ExamSeat,
     Extension,
     Invitation,
     Membership,
@@ -133,3 +136,28 @@ class InvitationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class ExamProblemInline(admin.TabularInline):
+    model = ExamProblem
+    extra = 0
+    raw_id_fields = ["problem"]
+    readonly_fields = ["frozen_version", "frozen_dir"]
+
+
+class ExamSeatInline(admin.TabularInline):
+    model = ExamSeat
+    extra = 0
+    raw_id_fields = ["user", "granted_by"]
+
+
+@admin.register(Exam)
+class ExamAdmin(admin.ModelAdmin):
+    """Exams and contests; the versions recorded at the opening are read-only."""
+
+    list_display = ["id", "title", "kind", "course", "opens_at", "closes_at", "duration_min"]
+    list_filter = ["kind"]
+    search_fields = ["title", "course__title"]
+    raw_id_fields = ["course", "assignment"]
+    readonly_fields = ["frozen_at", "unfrozen_at"]
+    inlines = [ExamProblemInline, ExamSeatInline]

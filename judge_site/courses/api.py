@@ -38,7 +38,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from judge_site.courses import export, grading, invitations, selectors, services
+from judge_site.courses import export, grading, invitations, scoreboard, selectors, services
 from judge_site.courses.models import Course, Membership, Role
 
 # One authentication for all of /api/v1: tokens are read (and checked) in one place.
@@ -230,7 +230,8 @@ def course_grades(request: HttpRequest, course_id: int) -> HttpResponse:
 
 def grades_response(course: Course) -> HttpResponse:
     """The CSV as a download (the API's route and the matrix's button)."""
-    text = export.grades_csv(grading.gradebook(course))
+    boards = [scoreboard.scoreboard(exam, live=True) for exam in course.exams.order_by("opens_at", "id")]
+    text = export.grades_csv(grading.gradebook(course), boards)
     response = HttpResponse(text.encode("utf-8"), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="course-{course.pk}-grades.csv"'
     return response

@@ -8,6 +8,10 @@ The ``email`` column holds only what the student let the course have
 (``Membership.email_for_instructors``): the address the instructor's roster invited them at,
 once they accepted, or their account's address if they agreed to share it; else it is empty.
 The rows are the course's students (who joined or accepted), never invited accounts.
+
+After those columns, two per exam or contest of the course (issue 40), in the order they open:
+``<title> / solved`` and ``<title> / penalty`` (ICPC minutes, judge_site/courses/scoreboard.py,
+the live board); both empty for a student who never started it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import csv
 import io
 
 from judge_site.courses.grading import Gradebook, fmt_credit
+from judge_site.courses.scoreboard import Board
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -25,7 +30,7 @@ def safe_cell(value: object) -> str:
     return "'" + text if text.startswith(_FORMULA_STARTS) else text
 
 
-def grades_csv(book: Gradebook) -> str:
+def grades_csv(book: Gradebook, boards: list[Board] | None = None) -> str:
     out = io.StringIO()
     out.write("\ufeff")
     writer = csv.writer(out)
@@ -35,6 +40,9 @@ def grades_csv(book: Gradebook) -> str:
             header.append(f"{assignment.title} / {problem.number} {problem.slug}")
         header.append(f"{assignment.title} / total")
     header += ["total", "late"]
+    for board in boards or []:
+        header += [f"{board.exam.title} / solved", f"{board.exam.title} / penalty"]
+    results = [{r.user_id: r for r in board.rows} for board in boards or []]
     writer.writerow([safe_cell(h) for h in header])
     for row in book.rows:
         cells = iter(row.cells)
@@ -49,5 +57,8 @@ def grades_csv(book: Gradebook) -> str:
                 f"{c.column.assignment.title} / {c.column.problem.number}" for c in row.late_cells
             )
         )
+        for found in results:
+            took = found.get(row.membership.user_id)
+            line += [str(took.solved), str(took.penalty)] if took else ["", ""]
         writer.writerow([safe_cell(v) for v in line])
     return out.getvalue()

@@ -206,3 +206,93 @@ class Invitation(models.Model):
     @property
     def by_email(self) -> bool:
         return "@" in self.address
+
+
+class ExamKind(models.TextChoices):
+    EXAM = "exam"
+    CONTEST = "contest"
+
+
+class Exam(models.Model):
+    """A time-boxed window on a course (judge_site/courses/exams.py): between ``opens_at`` and
+    ``closes_at`` each student starts their own ``duration_min`` (the whole window when None)
+    at their first open; its problems are visible to the course's students only inside their
+    own window, without hints, judged against the package versions recorded when it opened
+    (``ExamProblem.frozen_version``). A contest's scoreboard freezes ``freeze_min`` before
+    ``closes_at`` for students until staff unfreeze it (``unfrozen_at``)."""
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="exams")
+    title = models.CharField(max_length=200)
+    kind = models.CharField(max_length=8, choices=ExamKind.choices, default=ExamKind.EXAM)
+    opens_at = models.DateTimeField()
+    closes_at = models.DateTimeField()
+    duration_min = models.PositiveIntegerField(null=True, blank=True)
+    freeze_min = models.PositiveIntegerField(default=60)
+    unfrozen_at = models.DateTimeField(null=True, blank=True)
+    # The assignment whose problems it covers, when it was made from one (informative: the
+    # problems themselves are its ExamProblem rows).
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    problems = models.ManyToManyField(Problem, through="ExamProblem", related_name="+")
+    frozen_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["opens_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(closes_at__gt=F("opens_at")), name="exam_closes_after_open"
+            ),
+            models.CheckConstraint(
+                condition=Q(duration_min__isnull=True) | Q(duration_min__gt=0),
+                name="exam_duration_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.kind}, {self.course})"
+
+
+class ExamProblem(models.Model):
+    """A problem of an exam, with the package version (content hash and folder) recorded when
+    the exam opened: its students' submissions in their windows are judged against it."""
+
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="items")
+    problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveSmallIntegerField(default=0)
+    frozen_version = models.CharField(max_length=64, blank=True, default="")
+    frozen_dir = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        ordering = ["exam_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["exam", "problem"], name="one_problem_per_exam")
+        ]
+        indexes = [models.Index(fields=["problem"])]
+
+    def __str__(self) -> str:
+        return f"exam {self.exam_id}: problem {self.problem_id}"
+
+
+class ExamSeat(models.Model):
+    """One student's own window of an exam: ``started_at`` is their first open (None until
+    then); ``extra_min`` (an extension) lengthens it, past ``closes_at`` too."""
+
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="seats")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    started_at = models.DateTimeField(null=True, blank=True)
+    extra_min = models.PositiveIntegerField(default=0)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["exam_id", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["exam", "user"], name="one_seat_per_student")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in exam {self.exam_id}"

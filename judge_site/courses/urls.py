@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judge_site.courses import api, views
+from judge_site.courses import api, exam_api, exam_views, views
 
 app_name = "courses"
 
@@ -51,6 +51,21 @@ urlpatterns = [
         views.course_leaderboard,
         name="leaderboard",
     ),
+    path("courses/<int:course_id>/exams", exam_views.exam_create, name="exam_create"),
+    path("courses/<int:course_id>/exams/<int:exam_id>/", exam_views.exam_detail, name="exam"),
+    path("courses/<int:course_id>/exams/<int:exam_id>/start", exam_views.exam_start,
+         name="exam_start"),
+    path("courses/<int:course_id>/exams/<int:exam_id>/extension", exam_views.exam_extend,
+         name="exam_extend"),
+    path("courses/<int:course_id>/exams/<int:exam_id>/unfreeze", exam_views.exam_unfreeze,
+         name="exam_unfreeze"),
+    path("api/v1/courses/<int:course_id>/exams", exam_api.exams, name="api_exams"),
+    path("api/v1/courses/<int:course_id>/exams/<int:exam_id>/start", exam_api.exam_start,
+         name="api_exam_start"),
+    path("api/v1/courses/<int:course_id>/exams/<int:exam_id>/scoreboard",
+         exam_api.exam_scoreboard, name="api_exam_scoreboard"),
+    path("api/v1/courses/<int:course_id>/exams/<int:exam_id>/unfreeze", exam_api.exam_unfreeze,
+         name="api_exam_unfreeze"),
     path("api/v1/courses", api.courses, name="api_courses"),
     path("api/v1/courses/invitations", api.my_invitations, name="api_invitations"),
     path(

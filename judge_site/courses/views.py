@@ -168,7 +168,7 @@ def course_detail(request: HttpRequest, membership: Membership) -> HttpResponse:
         })
     return render(request, "courses/course_detail.html", {
         "course": course, "membership": membership, "is_instructor": is_instructor,
-        "sections": sections, "mine": mine,
+        "sections": sections, "mine": mine, "exams": list(course.exams.order_by("opens_at", "id")),
         "total": grading.fmt_credit(mine.total) if mine else None,
     })
 
@@ -184,6 +184,7 @@ def course_manage(request: HttpRequest, membership: Membership) -> HttpResponse:
         "invitations": selectors.invitations_of(course),
         "instructors": selectors.instructors_of(course),
         "extensions": sorted(selectors.extensions_of(course).values(), key=lambda e: e.due_at),
+        "exams": list(course.exams.order_by("opens_at", "id")),
         "problems": Problem.objects.filter(published=True).order_by("number"),
     })
 

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judge_site.catalog.models import Problem
+from judge_site.core import gates
 from judge_site.core.prepared import UNREAD, PreparedQuery
 from judge_site.hints.models import HintSettings, HintShown
 from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
@@ -118,6 +119,9 @@ def hints_for(user: Any, problem: Problem, override: Override = UNREAD) -> list[
     """The hints this student has been shown on this problem, newly due ones recorded first
     (``override``: the admin's settings when the caller read them, see problem_spec)."""
     if not getattr(user, "is_authenticated", False):
+        return []
+    gate = gates.problem_gate(user, problem)  # no hints inside an exam window
+    if gate is not None and not gate.hints:
         return []
     spec = problem_spec(problem, override)
     if not spec.enabled or not spec.ladders:

@@ -28,8 +28,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
+from judge_site.core import gates
 from judge_site.core.queueing import enqueue
-from judge_site.submissions import stats
+from judge_site.submissions import signals, stats
 from judge_site.submissions.models import (
     Mode,
     Status,
@@ -95,20 +96,29 @@ def submission_create(
     mode: str,
     *,
     address: str | None = None,
+    script: str | None = None,
 ) -> Submission:
     """Validate and store a queued submission; its judging is enqueued after commit.
 
     ``address`` is the client's (judge_site.core.requests.client_ip): judgings waiting or
     running are capped per user (JUDGE_MAX_QUEUED_PER_USER) and per address across accounts
-    (JUDGE_MAX_QUEUED_PER_ADDRESS). Raises SubmissionError naming the field (user, problem,
-    code, mode, rate) when refused; in that case nothing is stored.
+    (JUDGE_MAX_QUEUED_PER_ADDRESS). ``script``: a scratch run's own lines (mode scratch only,
+    then required); a scratch run is rate-limited and capped like a Run, and counts for no
+    statistic. Raises SubmissionError naming the field (user, problem, code, mode, script,
+    rate) when refused; in that case nothing is stored.
     """
     if not getattr(user, "is_authenticated", False):
         raise SubmissionError("user", "log in to run or submit", status=401)
     if mode not in Mode.values:
-        raise SubmissionError("mode", f"mode must be 'run' or 'submit', not {mode!r}")
+        raise SubmissionError(
+            "mode", f"mode must be 'run', 'submit' or 'scratch', not {mode!r}"
+        )
+    script = _script_checked(mode, script)
     if not problem.published and not getattr(user, "is_staff", False):
         raise SubmissionError("problem", f"problem {problem.number} is not published", status=404)
+    gate = gates.problem_gate(user, problem)  # an exam window (judge_site/courses/exams.py)
+    if gate is not None and not gate.open:
+        raise SubmissionError("window", gate.message, status=403)
     if not isinstance(code, str) or not code.strip():
         raise SubmissionError("code", "code is empty")
     refused = code_text_problem(code)
@@ -138,14 +148,32 @@ def submission_create(
             problem=problem,
             mode=mode,
             code=code,
+            script=script,
             status=Status.QUEUED,
             client_ip=address,
         )
-        stats.stats_refresh_pair(user.pk, problem.pk)  # the problem is "tried" from now on
+        if mode != Mode.SCRATCH:  # a scratch run counts for nothing, "tried" included
+            stats.stats_refresh_pair(user.pk, problem.pk)  # the problem is "tried" from now on
         queue = queue_for(problem)
         sid = submission.pk
         transaction.on_commit(lambda: _enqueue(sid, queue))
     return submission
+
+
+def _script_checked(mode: str, script: str | None) -> str:
+    """A scratch run's script as stored ('' for the other modes), or SubmissionError."""
+    if mode != Mode.SCRATCH:
+        if script is not None:
+            raise SubmissionError("script", "a script is run with mode 'scratch' only")
+        return ""
+    if not isinstance(script, str) or not script.strip():
+        raise SubmissionError(
+            "script", "the script is empty: write a few lines that call your code and print"
+        )
+    refused = code_text_problem(script, "the script")
+    if refused:
+        raise SubmissionError("script", refused)
+    return script.replace("\r\n", "\n")
 
 
 def _check_in_flight_caps(user_id: int, address: str | None) -> None:
@@ -189,12 +217,13 @@ def package_of(package_dir: str, version: str) -> Any:
 
 
 def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[Any], None],
-                  secret_seed: int | None = None) -> Any:
+                  secret_seed: int | None = None, **scratch: str) -> Any:
+    """``scratch``: ``script=`` for a scratch run (passed only then)."""
     from judge_site.submissions.engine import judge_source
     from sandbox.contracts import Mode as EngineMode
 
     return judge_source(package, source, EngineMode(mode), on_progress=on_progress,
-                        secret_seed=secret_seed)
+                        secret_seed=secret_seed, **scratch)
 
 
 def _drop_connections() -> None:
@@ -402,8 +431,11 @@ def _judge_claimed(
         _finish_internal(sid, token, final_message)
         return JudgeOutcome(Outcome.FAILED, str(exc))
 
+    # An exam's submission is judged against the version frozen when the exam opened.
+    package_dir, version = _db_retry(f"submission {sid}: pin", lambda: gates.package_pin(
+        submission)) or (submission.problem.package_dir, submission.problem.version)
     try:
-        package = package_of(submission.problem.package_dir, submission.problem.version)
+        package = package_of(package_dir, version)
     except Exception as exc:  # a broken package is ours, and retrying will not fix it
         logger.exception("submission %s: cannot load the package", sid)
         if getattr(exc, "transient", False):  # the main host out of reach (a worker host)
@@ -412,7 +444,8 @@ def _judge_claimed(
         return JudgeOutcome(Outcome.FAILED, str(exc))
     site["prepare"] = time.monotonic() - picked
     try:
-        result = _judge_source(package, submission.code, submission.mode, on_progress)
+        scratch = {"script": submission.script} if submission.mode == Mode.SCRATCH else {}
+        result = _judge_source(package, submission.code, submission.mode, on_progress, **scratch)
     except ImproperlyConfigured as exc:  # a configuration error: retrying cannot help
         logger.error("submission %s: the judge is misconfigured: %s", sid, exc)
         _finish_internal(sid, token, "internal error: the judge is misconfigured")
@@ -462,6 +495,7 @@ def _finish(guard: Any, submission: Submission, **fields: Any) -> int:
         finished = guard.update(**fields)
         if finished:
             stats.stats_refresh_pair(submission.user_id, submission.problem_id)
+            signals.verdict_written.send(sender=Submission, submission=submission)
     return finished
 
 

@@ -18,6 +18,22 @@
     el.textContent = when.toLocaleString(undefined, el.classList.contains("short") ? short : long);
   });
 
+  // An exam's timer: the time left in the student's own window, then a reload (the page
+  // then says the time is over; the server refuses a late Submit whatever this shows).
+  document.querySelectorAll(".exam-timer[data-ends]").forEach(function (el) {
+    var ends = new Date(el.getAttribute("data-ends")).getTime();
+    if (isNaN(ends)) return;
+    function tick() {
+      var left = Math.max(0, Math.floor((ends - Date.now()) / 1000));
+      var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
+      el.textContent = (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" +
+        String(s).padStart(2, "0");
+      if (left === 0) { clearInterval(timer); window.setTimeout(function () { window.location.reload(); }, 1500); }
+    }
+    var timer = setInterval(tick, 1000);
+    tick();
+  });
+
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
     form.addEventListener("submit", function (event) {
       if (!window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();

@@ -1,0 +1,71 @@
+"""Gates on a problem that a later app decides (a course's exam window), asked by the apps
+below it without importing it: the catalog's problem page, ``submission_create``, the hints
+and the judging's package. Apps import one way (core <- catalog <- submissions <- courses):
+the courses app registers its functions here in its AppConfig.ready().
+
+A gate answers None when it has nothing to say (the common case: no exam covers the problem),
+else a ``Gate``. A pin answers the package (folder, content hash) a submission must be judged
+against, or None for the problem's current version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What a window says of one user and one problem now. ``open``: the user may see the
+    problem and Run or Submit; else ``message`` says why and when (for the page and the API's
+    403). ``hints``: hints may be shown. ``ends_at``: when the user's window ends (the timer);
+    ``title`` and ``url``: the window's name and page."""
+
+    open: bool
+    message: str = ""
+    hints: bool = True
+    ends_at: datetime | None = None
+    title: str = ""
+    url: str = ""
+
+
+ProblemGate = Callable[[Any, Any, datetime], "Gate | None"]
+PackagePin = Callable[[Any], "tuple[str, str] | None"]
+
+_gates: list[ProblemGate] = []
+_pins: list[PackagePin] = []
+
+
+def register_problem_gate(gate: ProblemGate) -> None:
+    if gate not in _gates:
+        _gates.append(gate)
+
+
+def register_package_pin(pin: PackagePin) -> None:
+    if pin not in _pins:
+        _pins.append(pin)
+
+
+def problem_gate(user: Any, problem: Any, now: datetime | None = None) -> Gate | None:
+    """The first gate that has something to say of ``user`` and ``problem``, or None."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    when = now or timezone.now()
+    for gate in _gates:
+        found = gate(user, problem, when)
+        if found is not None:
+            return found
+    return None
+
+
+def package_pin(submission: Any) -> tuple[str, str] | None:
+    """(package folder, content hash) that ``submission`` must be judged against, or None."""
+    for pin in _pins:
+        found = pin(submission)
+        if found is not None:
+            return found
+    return None
