@@ -51,6 +51,9 @@ INSTALLED_APPS = [
     "judge_site.staff",
     "judge_site.courses",
     "judge_site.hints",
+    # LTI 1.3 (docs/lti.md): django-lti's registrations, deployments and launches, then ours.
+    "lti_tool",
+    "judge_site.lti",
 ]
 
 MIDDLEWARE = [
@@ -267,7 +270,21 @@ CELERY_TASK_ROUTES = {
     "submissions.reap_stuck": {"queue": JUDGE_MAINTENANCE_QUEUE},
     "submissions.reconcile_stats": {"queue": JUDGE_MAINTENANCE_QUEUE},
 }
+# LTI grade pushes (judge_site/lti/grades.py) and roster reads go to this queue (the beat's
+# worker consumes the maintenance queue); pending pushes older than LTI_GRADE_RESEND_AFTER_S are
+# queued again every LTI_GRADE_SWEEP_EVERY_S, so a push survives any restart.
+LTI_GRADE_QUEUE = envstr("LTI_GRADE_QUEUE", JUDGE_MAINTENANCE_QUEUE)
+LTI_GRADE_SWEEP_EVERY_S = envint("LTI_GRADE_SWEEP_EVERY_S", "300")
+LTI_GRADE_RESEND_AFTER_S = envint("LTI_GRADE_RESEND_AFTER_S", "120")
+# Origins besides the registered platforms' own that may frame the LTI pages (an LMS serving
+# its pages from another host than its issuer's), comma-separated: https://lms.example.edu
+LTI_FRAME_ANCESTORS = envlist("LTI_FRAME_ANCESTORS", "")
 CELERY_BEAT_SCHEDULE = {
+    "resend pending LTI grade pushes": {
+        "task": "lti.sweep_grade_pushes",
+        "schedule": float(LTI_GRADE_SWEEP_EVERY_S),
+        "options": {"queue": JUDGE_MAINTENANCE_QUEUE, "expires": float(LTI_GRADE_SWEEP_EVERY_S)},
+    },
     "reconcile the aggregates": {
         "task": "submissions.reconcile_stats",
         "schedule": float(JUDGE_STATS_RECONCILE_EVERY_S),
@@ -392,6 +409,36 @@ AXES_HTTP_RESPONSE_CODE = 429
 # No start-up banner or per-request detail in the logs (commands print one-line errors);
 # lockouts are still logged as warnings.
 AXES_VERBOSE = False
+
+# E-mail (docs/email.md): password reset links, address verification, rejudge notices. Django's
+# own names. No EMAIL_HOST (the default): the site sends no mail, and its pages say so.
+EMAIL_HOST = envstr("EMAIL_HOST", "")
+EMAIL_PORT = envint("EMAIL_PORT", "587")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", "True")  # STARTTLS on EMAIL_PORT
+EMAIL_HOST_USER = envstr("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = envstr("EMAIL_HOST_PASSWORD", "")
+DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL", "Tensor Judge <judge@localhost>")
+EMAIL_TIMEOUT = 10  # s: a mail server that hangs holds the maintenance worker this long at most
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.dummy.EmailBackend"
+)
+# Sign-up asks for an address and mails a signed link to confirm it; only confirmed addresses
+# get password reset mail. Off: the address is optional and used as given.
+JUDGE_EMAIL_VERIFY = envbool("JUDGE_EMAIL_VERIFY", "False")
+if JUDGE_EMAIL_VERIFY and not EMAIL_HOST:
+    raise ImproperlyConfigured(
+        "JUDGE_EMAIL_VERIFY=true needs EMAIL_HOST (the mail server that sends the links)"
+    )
+# The site's address as students reach it (https://judge.example.org), for links in mail sent
+# by workers (rejudge notices); empty: those mails name the submissions without links.
+JUDGE_SITE_URL = envstr("JUDGE_SITE_URL", "").rstrip("/")
+# Password reset requests within JUDGE_RESET_WINDOW_MIN: per e-mail address asked for, and per
+# client address (a class behind one NAT shares it, hence the larger default).
+JUDGE_RESETS_PER_EMAIL = envint("JUDGE_RESETS_PER_EMAIL", "10")
+JUDGE_RESETS_PER_CLIENT = envint("JUDGE_RESETS_PER_CLIENT", "30")
+JUDGE_RESET_WINDOW_MIN = envint("JUDGE_RESET_WINDOW_MIN", "60")
 JUDGE_BENCH_TARGET_REL_ERROR = envfloat("JUDGE_BENCH_TARGET_REL_ERROR", "0.05")
 # Staff: uploaded packages live here, one folder per version (back it up with the database).
 JUDGE_PACKAGES_DIR = Path(envstr("JUDGE_PACKAGES_DIR", str(BASE_DIR / "media" / "packages")))

@@ -36,3 +36,62 @@ class Registration(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} from {self.client_ip}"
+
+
+class EmailProfile(models.Model):
+    """A user's e-mail choices: which address they confirmed (JUDGE_EMAIL_VERIFY) and whether
+    a rejudge that changes one of their verdicts is mailed to them. A user without a row has
+    confirmed nothing and gets the notices (the defaults)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="email_profile"
+    )
+    # The address the signed link confirmed; the user's current address is confirmed only
+    # while it equals this one (a changed address needs a new link).
+    verified_email = models.EmailField(blank=True)
+    rejudge_notices = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"e-mail choices of {self.user}"
+
+
+class MailKind(models.TextChoices):
+    RESET = "reset", "password reset"
+    VERIFY = "verify", "address verification"
+
+
+class MailRequest(models.Model):
+    """One request that would send mail to an address (a reset, a verification link), counted
+    for the throttle whether or not the address belongs to an account. The address is kept
+    only as a keyed hash (judge_site/accounts/mail.py), never in clear."""
+
+    kind = models.CharField(max_length=10, choices=MailKind.choices)
+    email_digest = models.CharField(max_length=64, db_index=True)
+    client_ip = models.GenericIPAddressField(db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.kind} from {self.client_ip}"
+
+
+class RejudgeNotice(models.Model):
+    """The mail telling a student that a rejudge changed verdicts of theirs: one per user per
+    rejudge (the rejudge's id, not a key: accounts does not import staff). ``sent_at`` is set
+    once the server took it; ``error`` keeps the last failure (it is retried, and logged)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rejudge_notices"
+    )
+    rejudge_id = models.PositiveBigIntegerField()
+    submissions = models.JSONField(default=list)  # the changed submissions' ids
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "rejudge_id"], name="one_notice_per_rejudge")
+        ]
+
+    def __str__(self) -> str:
+        return f"rejudge {self.rejudge_id} notice to {self.user}"

@@ -3,13 +3,16 @@ throttles the log-in (settings: AXES_*, and the rules in judge_site/accounts/loc
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from judge_site.accounts import services
+from judge_site.accounts import email_views, mail, services
 from judge_site.accounts.forms import SignupForm
 from judge_site.core.requests import client_ip
 
@@ -28,6 +31,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                 form, address, form.cleaned_data.get("invite_code", "")
             )
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            _confirm_address(request, user)
             return redirect(settings.LOGIN_REDIRECT_URL)
     except services.SignupRefused as exc:
         response = render(
@@ -37,6 +41,18 @@ def signup(request: HttpRequest) -> HttpResponse:
             response["Retry-After"] = str(exc.retry_after_s)
         return response
     return render(request, "registration/signup.html", {"form": form})
+
+
+def _confirm_address(request: HttpRequest, user: Any) -> None:
+    """With JUDGE_EMAIL_VERIFY, mail the new account's address its signed link."""
+    if not (settings.JUDGE_EMAIL_VERIFY and mail.mail_enabled() and user.email):
+        return
+    refused = email_views.verification_send(request, user)
+    messages.info(
+        request,
+        refused or f"To confirm your address, open the link we sent to {user.email} "
+        "(until then, no password reset link is mailed to it).",
+    )
 
 
 def locked_out(

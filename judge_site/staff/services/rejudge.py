@@ -23,6 +23,7 @@ from judge_site.catalog.models import Problem
 from judge_site.core.queueing import enqueue
 from judge_site.staff.models import Rejudge, RejudgeItem, RejudgeStatus
 from judge_site.staff.services.audit import audit_record
+from judge_site.staff.services.rejudge_notices import rejudge_notices_queue
 from judge_site.submissions import services as submission_services
 from judge_site.submissions import stats
 from judge_site.submissions.models import Mode, Status, Submission, fields_from_result
@@ -123,4 +124,6 @@ def _maybe_finish(rejudge_id: int) -> None:
         rejudge_id=rejudge_id, status__in=[RejudgeStatus.PENDING, RejudgeStatus.RUNNING]
     )
     if not open_items.exists():
-        Rejudge.objects.filter(pk=rejudge_id, finished_at=None).update(finished_at=timezone.now())
+        finished = Rejudge.objects.filter(pk=rejudge_id, finished_at=None)
+        if finished.update(finished_at=timezone.now()):  # once, by whoever finished it
+            transaction.on_commit(lambda: rejudge_notices_queue(rejudge_id))
