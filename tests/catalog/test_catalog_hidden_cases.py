@@ -36,6 +36,11 @@ MISTAKES = [
     ("53", "WA/negative_query_wraps.py", "negative_token", "WA"),
     ("54", "WA/unstable_softmax_in_backward.py", "large_logits_grads", "WA"),
     ("54", "WA/negative_targets_ignored.py", "negative_target", "WA"),
+    # Statement sentences that had no hidden case (issue 42):
+    ("49", "RE/pad_above_vocab_raises.py", "pad_id_is_v", "RE"),
+    ("50", "WA/flags_counted_not_shaped.py", "logits_needs_column", "WA"),
+    ("51", "WA/scalar_id_as_row.py", "embed_ids_scalar", "WA"),
+    ("55", "WA/bias_key_present.py", "attention_bias_false_explicit", "WA"),
 ]
 
 
