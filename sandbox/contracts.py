@@ -62,6 +62,17 @@ class WrongKind(enum.StrEnum):
 class Mode(enum.StrEnum):
     RUN = "run"  # public tests only, no benchmark
     SUBMIT = "submit"  # all tests, hidden included, then the benchmark
+    # the student's file plus a script of their own, no test at all (sandbox/kinds/scratch.py)
+    SCRATCH = "scratch"
+
+
+# What a scratch run keeps of its script's prints (characters); a longer output is cut here,
+# with SCRATCH_CUT_NOTE after it.
+SCRATCH_OUTPUT_CHARS = 16 * 1024
+SCRATCH_CUT_NOTE = (
+    "\n[output truncated: the first {kept} of {printed} characters printed are shown; "
+    "print less (a tensor's shape, a slice, a sum) to see the rest]"
+)
 
 
 class FeedbackPolicy(enum.StrEnum):
@@ -79,6 +90,13 @@ SLACK_S = 0.5  # added to the per-test limit for the channel round trip
 MAX_SOURCE_BYTES = 512 * 1024  # a submission larger than this is CE before any sandbox starts
 IMPORT_TIMEOUT_S = 20.0  # importing the student's file where the problem requires Triton
 MIN_IMPORT_S = 2.0  # the least any import gets (the runner has imported torch already)
+# A test's time limit is CPU time where the backend counts its sandbox's CPU from outside
+# (Sandbox.cpu_ns: the container's cgroup, the local runner's /proc entry), as DMOJ and
+# DOMjudge do: a loaded machine slows a call's wall clock, not its CPU time, so load never
+# turns correct code into TLE. A call that neither answers nor computes (it sleeps, it waits
+# for a lock) is stopped by the wall-clock backstop, WALL_BACKSTOP times the limit.
+WALL_BACKSTOP = 3.0
+CPU_POLL_S = 0.25  # how often the sandbox's CPU time is read while a call runs
 
 
 def import_limit_s(time_s: float, requires: list[str]) -> float:
@@ -93,7 +111,7 @@ def import_limit_s(time_s: float, requires: list[str]) -> float:
 
 @dataclass(frozen=True)
 class Limits:
-    time_s: float = 10.0  # per test, wall clock, measured from the host
+    time_s: float = 10.0  # per test: CPU time of the sandbox (wall clock where not counted)
     memory_mib: int = 1024  # memory+swap of the whole sandbox
     output_kib: int = 64  # what the student's code may print
     pids: int = 512  # processes + threads
@@ -248,12 +266,24 @@ class JudgeResult:
     # The judging's secret seed (mixed into the hidden tests' inputs): with it a failure can be
     # reproduced. A secret: never in ``to_json`` unless asked for, never shown to a student.
     secret_seed: int | None = None
+    # A scratch run's output (what its script printed, cut at SCRATCH_OUTPUT_CHARS with a note,
+    # then its traceback); None for Run and Submit, whose JSON never has the key.
+    output: str | None = None
+
+    @property
+    def shown_verdict(self) -> str | None:
+        """The verdict as shown: a scratch run that ran to its end has none (None), only its
+        errors have one; Run and Submit always have theirs."""
+        if self.output is not None and self.verdict == Verdict.AC:
+            return None
+        return str(self.verdict)
 
     def to_json(self, with_seed: bool = False) -> dict[str, Any]:
         """The exact shape of ``manage.py judge --json`` (extra keys allowed, none removed);
-        ``with_seed`` adds ``secret_seed`` (between the grader and the worker only)."""
+        ``with_seed`` adds ``secret_seed`` (between the grader and the worker only). A scratch
+        run adds ``output``, and its verdict is null when its script ran to its end."""
         data: dict[str, Any] = {
-            "verdict": str(self.verdict),
+            "verdict": self.shown_verdict,
             "tests": [t.to_json() for t in self.tests],
             "benchmark": self.benchmark.to_json() if self.benchmark else None,
             "environment": self.environment,
@@ -262,6 +292,8 @@ class JudgeResult:
         }
         if with_seed:
             data["secret_seed"] = self.secret_seed
+        if self.output is not None:
+            data["output"] = self.output
         return data
 
     @classmethod
@@ -269,14 +301,18 @@ class JudgeResult:
         """The inverse of ``to_json``: read a stored result back typed."""
         bench = data.get("benchmark")
         seed = data.get("secret_seed")
+        output = data.get("output")
         return cls(
-            verdict=Verdict(data["verdict"]),
+            # null: a scratch run (it has an output) whose script ran to its end
+            verdict=Verdict.AC if data["verdict"] is None and isinstance(output, str)
+            else Verdict(data["verdict"]),
             tests=[TestResult.from_json(t) for t in data.get("tests") or []],
             benchmark=BenchmarkResult.from_json(bench) if bench else None,
             environment=dict(data.get("environment") or {}),
             message=str(data.get("message") or ""),
             problem_version=str(data.get("problem_version") or ""),
             secret_seed=seed if type(seed) is int else None,
+            output=output if isinstance(output, str) else None,
         )
 
 

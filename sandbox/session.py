@@ -21,7 +21,7 @@ from sandbox.backends.base import (
     SandboxError,
     SandboxTimeout,
 )
-from sandbox.contracts import SLACK_S, STARTUP_TIMEOUT_S, Verdict
+from sandbox.contracts import CPU_POLL_S, SLACK_S, STARTUP_TIMEOUT_S, WALL_BACKSTOP, Verdict
 
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"
 # The JSON part of a reply is parsed whole before any node is counted, and a Python object
@@ -70,12 +70,21 @@ class Session:
         self.processes_at_hello: int | None = None  # set by await_hello where the box can count
 
     def request(
-        self, message: dict[str, Any], timeout_s: float, what: str = "the test", **values: Any
+        self, message: dict[str, Any], timeout_s: float, what: str = "the test",
+        *, cpu_limit_s: float | None = None, **values: Any,
     ) -> tuple[dict[str, Any], bytes]:
+        """Send ``message`` and read its reply within ``timeout_s`` of wall-clock time; with
+        ``cpu_limit_s``, the limit is the sandbox's CPU time instead where the backend counts
+        it (``_await_reply``), and ``timeout_s`` is not used."""
         start = time.perf_counter_ns()
+        # Read before the request goes: all the call's CPU time is counted.
+        first_cpu = self.box.cpu_ns() if cpu_limit_s is not None else None
         try:
             self.box.send(wire.frame(message, **values))
-            raw = self.box.recv(timeout_s)
+            if cpu_limit_s is None or first_cpu is None:
+                raw = self.box.recv(timeout_s)
+            else:
+                raw = self._await_reply(first_cpu, cpu_limit_s, what)
         except SandboxTimeout:
             raise Fault(Verdict.TLE, f"{what} took longer than {timeout_s - SLACK_S:g} s") from None
         except FrameTooLarge:
@@ -101,7 +110,7 @@ class Session:
                 Verdict.OLE,
                 f"your code printed {self.printed} bytes; the limit is {self.output_cap} bytes",
             )
-        if message.get("op") in ("load", "call"):
+        if message.get("op") in ("load", "call", "script"):
             self._no_strays(what)
         if reply.get("ok") is not True:
             if reply.get("memory"):
@@ -109,6 +118,48 @@ class Session:
             error = str(reply.get("error", ""))[:500]
             raise Fault(Verdict.RE, f"the runner failed inside your process: {error}", fatal=False)
         return reply, blob
+
+    def _await_reply(self, first: int, cpu_limit_s: float, what: str) -> bytes:
+        """The reply to a call limited to ``cpu_limit_s`` of the sandbox's CPU time, as the
+        kernel counts it (``Sandbox.cpu_ns``, ``first`` read before the call: nothing inside
+        can bend it), read every CPU_POLL_S; a call that answers after the limit is a TLE too.
+        Waiting for a CPU on a loaded machine costs no CPU time, so it never makes a TLE; a
+        call that neither answers nor computes is stopped at WALL_BACKSTOP times the limit of
+        wall-clock time. (A backend that cannot count CPU keeps the wall-clock limit.)"""
+        limit_ns = cpu_limit_s * 1e9
+        backstop_s = cpu_limit_s * WALL_BACKSTOP + SLACK_S
+        deadline = time.monotonic() + backstop_s
+
+        def over_cpu() -> Fault | None:
+            now = self.box.cpu_ns()
+            if now is None or now - first <= limit_ns:
+                return None
+            return Fault(
+                Verdict.TLE,
+                f"{what} used more than {cpu_limit_s:g} s of CPU time (the time limit counts "
+                "CPU time, not waiting)",
+            )
+
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Fault(
+                    Verdict.TLE,
+                    f"{what} did not finish within {backstop_s - SLACK_S:g} s of wall-clock time "
+                    f"({WALL_BACKSTOP:g} times its {cpu_limit_s:g} s CPU time limit): code "
+                    "that waits (sleep, a lock, input) instead of computing is stopped there",
+                )
+            try:
+                raw = self.box.recv(min(CPU_POLL_S, remaining))
+            except SandboxTimeout:
+                fault = over_cpu()
+                if fault is not None:
+                    raise fault from None
+                continue
+            fault = over_cpu()
+            if fault is not None:
+                raise fault
+            return raw
 
     def _no_strays(self, what: str) -> None:
         """A submission may not leave processes running after a request (a fork bomb, a

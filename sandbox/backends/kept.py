@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Hashable
 
 from sandbox import framing
-from sandbox.backends.base import Sandbox, SandboxError, SandboxExit, SandboxSpec
+from sandbox.backends.base import Sandbox, SandboxError, SandboxExit, SandboxSpec, SandboxTimeout
 
 _GOODBYE = framing.encode_frame({"ok": True})
 
@@ -141,6 +141,7 @@ class KeptSandbox(Sandbox):
         self._replay = kept.hello  # a kept runner's hello, shown to this judging first
         self._said_bye = False
         self._healthy = True
+        self._waiting = False  # a recv timed out and no frame came since
         self._done = False
 
     @property
@@ -154,7 +155,7 @@ class KeptSandbox(Sandbox):
             # Answered by recv; the runner stays up for the next judging, to which it goes
             # back now: nothing of this judging touches it after its goodbye.
             self._said_bye = True
-            if self._healthy and self._kept.hello is not None:
+            if self._healthy and not self._waiting and self._kept.hello is not None:
                 self._done = True
                 self._keeper.give_back(self._kept, self._key)
             return
@@ -172,9 +173,15 @@ class KeptSandbox(Sandbox):
             return _GOODBYE
         try:
             frame = self._kept.box.recv(timeout_s)
+        except SandboxTimeout:
+            # A call still running (the grader reads CPU time between short waits: sandbox/
+            # session.py): not given back until it answers; a fault closes it instead.
+            self._waiting = True
+            raise
         except BaseException:
             self._healthy = False
             raise
+        self._waiting = False
         if self._kept.hello is None:
             self._kept.hello = frame  # the first frame of a runner is its hello
         return frame

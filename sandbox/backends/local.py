@@ -172,6 +172,14 @@ class LocalSandbox(Sandbox):
         item.exit = self._finish()
         raise item
 
+    def cpu_ns(self) -> int | None:
+        """The runner's CPU time (all its threads, and children it has waited for) as the
+        kernel counts it in /proc/PID/stat, read from outside; None once it has ended. A child
+        that runs on unwaited is not counted: the local backend is no security boundary."""
+        if self.proc.poll() is not None:
+            return None
+        return proc_cpu_ns(self.proc.pid)
+
     def quiet(self, on: bool) -> bool:
         """SIGSTOP / SIGCONT to the runner's process group (its session: children that made
         a session of their own escape it; the local backend is no security boundary)."""
@@ -246,3 +254,21 @@ class LocalBackend(Backend):
 
     def start(self, spec: SandboxSpec) -> Sandbox:
         return LocalSandbox(spec, self.python, self.command)
+
+
+_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_ns(pid: int) -> int | None:
+    """utime + stime + cutime + cstime of process ``pid`` in ns (/proc/PID/stat), or None."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: the fields after it follow
+    # its last ')'; utime is field 14 of the line, so the 12th after the name.
+    fields = text[text.rfind(")") + 2:].split()
+    try:
+        return sum(int(value) for value in fields[11:15]) * _TICK_NS
+    except (ValueError, IndexError):
+        return None
