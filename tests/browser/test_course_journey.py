@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -179,6 +180,34 @@ def test_a_course_from_creation_to_the_grade_csv(
     cells.nth(1).locator("a").click()
     teacher.click("td a[href^='/submissions/']")
     assert "return ids" in teacher.inner_text("#submitted-code")
+
+    # An exam on problem 48 (issue 40): the student starts their 30 minutes, sees the timer
+    # count down, and submits inside their window from the problem page.
+    teacher.goto(f"/courses/{course.pk}/manage")
+    teacher.fill("#exam-title", "Quiz")
+    teacher.select_option("#exam-problems-select", ["48"])
+    teacher.fill("#exam-opens-at", local(now - timedelta(minutes=5), NEW_YORK))
+    teacher.fill("#exam-closes-at", local(now + timedelta(hours=2), NEW_YORK))
+    teacher.fill("#exam-duration", "30")
+    with teacher.expect_navigation():
+        teacher.click("#create-exam-btn")
+    assert "Quiz created" in teacher.inner_text(".message.success")
+    student.goto(teacher.url)
+    student.once("dialog", lambda dialog: dialog.accept())
+    student.click("#exam-start-btn")
+    first = student.wait_for_selector("#exam-timer").inner_text()
+    student.wait_for_function(
+        "(t) => document.querySelector('#exam-timer').textContent !== t", arg=first
+    )
+    assert re.fullmatch(r"(29|30):[0-5][0-9]", student.inner_text("#exam-timer"))
+    shot(student, "04-exam")
+    student.click("#exam-problems a[href='/problems/48/']")
+    student.wait_for_selector("#exam-banner")
+    student.evaluate("(c) => document.querySelector('.CodeMirror').CodeMirror.setValue(c)",
+                     "def embed(ids, weight, pad_id):\n    return ids\n")
+    student.click("#submit-btn")
+    done = student.wait_for_selector("#results .status-line[data-status=done]", timeout=60_000)
+    assert done.get_attribute("data-verdict") == "AC"
     for tab in (teacher, student):
         tab.context.close()
     assert not errors, errors
