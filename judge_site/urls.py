@@ -12,4 +12,5 @@ urlpatterns = [
     path("", include("judge_site.catalog.urls")),
     path("", include("judge_site.submissions.urls")),
     path("", include("judge_site.courses.urls")),
+    path("", include("judge_site.lti.urls")),
 ]

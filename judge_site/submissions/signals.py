@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.dispatch import Signal
+
 from judge_site.submissions import stats
 from judge_site.submissions.models import Submission
+
+# Sent in the transaction that writes a judging's final verdict (services._finish), with
+# ``submission`` (its user_id and problem_id are set): apps above this one (judge_site/lti)
+# record what the verdict changes in the same transaction, so a verdict written never loses it.
+verdict_written = Signal()
 
 
 def user_deleting(sender: Any, instance: Any, **_: Any) -> None:
