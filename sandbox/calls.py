@@ -8,6 +8,9 @@ side and as the top-level module ``calls`` beside runner.py in the sandbox."""
 from __future__ import annotations
 
 import builtins
+import io
+import os
+import sys
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -61,14 +64,19 @@ def _modified(before: Any, after: Any, path: str, found: list[str]) -> None:
             _modified(before[k], after[k], f"{path}[{k!r}]", found)
 
 
-def trim_traceback(exc: BaseException, filename: str | None) -> str:
-    """The traceback limited to frames in ``filename`` (the submission), with its line numbers."""
+def trim_traceback(exc: BaseException, filename: str | tuple[str, ...] | None) -> str:
+    """The traceback limited to frames in ``filename`` (the submission), with its line numbers;
+    several files (a scratch script and the submission) keep their frames named by base name."""
     frames = traceback.extract_tb(exc.__traceback__)
-    if filename is not None:
-        frames = traceback.StackSummary.from_list([f for f in frames if f.filename == filename])
+    files = (filename,) if isinstance(filename, str) else filename
+    if files is not None:
+        frames = traceback.StackSummary.from_list([f for f in frames if f.filename in files])
     lines = []
     for f in frames:
-        name = "submission.py" if filename is not None else f.filename
+        name = (
+            "submission.py" if isinstance(filename, str)
+            else os.path.basename(f.filename) if files else f.filename
+        )
         lines.append(f'  File "{name}", line {f.lineno}, in {f.name}')
         if f.line:
             lines.append(f"    {f.line.strip()}")
@@ -87,7 +95,9 @@ def _exception_name(cls: type) -> str:
     return name
 
 
-def exception_observation(exc: BaseException, filename: str | None) -> dict[str, Any]:
+def exception_observation(
+    exc: BaseException, filename: str | tuple[str, ...] | None
+) -> dict[str, Any]:
     return {
         "kind": "raise",
         "type": _exception_name(type(exc)),
@@ -151,3 +161,54 @@ def execute_call(
     if isinstance(result, torch.Tensor) and type(result) is torch.Tensor:
         result = result.detach()
     return {"kind": "return", "value": result, "inputs_modified": found, "grads": grads}
+
+
+class _Kept(io.TextIOBase):
+    """A text stream that keeps the first ``limit`` characters written to it and counts all."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(0, limit)
+        self.parts: list[str] = []
+        self.kept = 0
+        self.total = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        text = str(text)
+        room = self.limit - self.kept
+        if room > 0:
+            piece = text[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        self.total += len(text)
+        return len(text)
+
+
+def run_script(
+    source: str, namespace: dict[str, Any], filename: str, keep: int, files: tuple[str, ...]
+) -> dict[str, Any]:
+    """Run a scratch script (sandbox/kinds/scratch.py) in ``namespace`` (the submission's names),
+    written to ``filename`` first so that its tracebacks show its lines. What it prints through
+    ``sys.stdout``/``sys.stderr`` goes into one bounded buffer, never to the sandbox's output
+    file: ``output`` is the first ``keep`` characters, ``printed_chars`` how many there were.
+    ``error``: the exception that ended it (frames of ``files`` only), None when it ran to its
+    end (``SystemExit`` included)."""
+    with open(filename, "w", encoding="utf-8") as f:
+        f.write(source)
+    kept = _Kept(keep)
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = kept
+    error: dict[str, Any] | None = None
+    try:
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - the sandbox's purpose
+    except SystemExit:
+        pass
+    except BaseException as exc:  # noqa: B036 - the script's fault is an observation
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        error = exception_observation(exc, files)
+    finally:
+        sys.stdout, sys.stderr = saved
+    return {"output": "".join(kept.parts), "printed_chars": kept.total, "error": error}

@@ -15,6 +15,7 @@ request to a sandbox takes one more hop through a pipe (tens of microseconds).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -274,6 +275,7 @@ class ConfinedGraders:
         gpu_id: str | None = None,
         labels: dict[str, str] | None = None,
         job_s: float = JUDGE_JOB_S,
+        script: str = "",
     ) -> JudgeResult:
         """sandbox.grader.judge, with the package's code run in the domain's grader process;
         ``job_s``: the most the judging may take (its sandboxes' wall time included)."""
@@ -291,6 +293,8 @@ class ConfinedGraders:
 
         job = {"op": "judge", "source": source, "mode": str(Mode(mode)), "gpu_id": gpu_id,
                "secret_seed": secret_seed, "backend": backend.name}
+        if Mode(mode) == Mode.SCRATCH:
+            job["script"] = script
         try:
             final = self._job(domain, package, job, service, on_event, job_s)
             result = JudgeResult.from_json(final["result"])
@@ -298,10 +302,9 @@ class ConfinedGraders:
             log.warning("confined grader failed on %s: %s", package.path, exc)
             text = str(exc) if isinstance(exc, GraderFailed) else f"the grader process failed: {type(exc).__name__}: {exc}"
             return JudgeResult(Verdict.IE, seen, None, env, text[:4000], package.version,
-                               secret_seed)
+                               secret_seed, "" if Mode(mode) == Mode.SCRATCH else None)
         result.environment["grader"] = "confined"
-        return JudgeResult(result.verdict, result.tests, result.benchmark, result.environment,
-                           result.message, package.version, result.secret_seed)
+        return dataclasses.replace(result, problem_version=package.version)
 
     def check(
         self,

@@ -114,6 +114,7 @@ class GraderProcess:
             secret_seed=seed if type(seed) is int else None,
             on_progress=progress,
             gpu_id=message.get("gpu_id") if isinstance(message.get("gpu_id"), str) else None,
+            script=str(message.get("script", "")),
         )
         self.channel.emit({"event": "result", "job": ident, "result": result.to_json(with_seed=True)})
 

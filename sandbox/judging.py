@@ -67,6 +67,8 @@ class Judging:
     on_progress: Callable[[TestResult], None] | None = None
     device: str = "cpu"  # where the student's calls run: "cuda" for a GPU problem on a GPU
     results: list[TestResult] = field(default_factory=list)
+    script: str = ""  # a scratch run's script (Mode.SCRATCH: the kind "scratch" runs it)
+    output: str | None = None  # a scratch run's output ("" until its script has printed)
 
     def report(self, result: TestResult) -> None:
         """Keep a test's full result (hidden details included) and pass it on as progress.
@@ -157,9 +159,12 @@ def judge(
     labels: dict[str, str] | None = None,
     kernels_root: Path | None = None,
     expected_cache: dict[tuple[str, int], dict[str, Any]] | None = None,
+    script: str = "",
 ) -> JudgeResult:
     """Judge ``source`` against ``package``: public tests for Run; all tests, then what the
-    kind does after them (a benchmark), for Submit. Never raises for the student's faults;
+    kind does after them (a benchmark), for Submit; for Scratch, whatever the package's kind,
+    the kind "scratch" runs ``script`` beside the file (no test, no reference: its result's
+    ``output`` is what the script printed). Never raises for the student's faults;
     our own faults give an IE result. Callers use ``sandbox.grader.judge``, which registers
     the built-in kinds first.
 
@@ -171,10 +176,15 @@ def judge(
         package, source, mode, backend, {"backend": backend.name}, secret_seed, gpu_id,
         dict(labels or {}), kernels_root, expected_cache, on_progress,
     )
+    name = kind_of(package)
+    if mode == Mode.SCRATCH:
+        name, judging.script, judging.output = "scratch", script, ""
+    elif name == "scratch":  # a mode of every problem, never a package's own kind
+        name = "scratch (a mode, not a problem kind)"
     try:
-        kind = KINDS[kind_of(package)](judging)
+        kind = KINDS[name](judging)
     except KeyError:
-        return _result(judging, Verdict.IE, f"unknown problem kind {kind_of(package)!r}")
+        return _result(judging, Verdict.IE, f"unknown problem kind {name!r}")
     judging.env.update(kind.environment())
     if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
         return _result(judging, Verdict.CE, f"the file is larger than {MAX_SOURCE_BYTES} bytes")
@@ -216,7 +226,7 @@ def _result(judging: Judging, verdict: Verdict, message: str = "",
     if verdict == Verdict.IE and not message:
         message = NOTHING_JUDGED
     return JudgeResult(verdict, judging.results, benchmark, judging.env, message,
-                       judging.package.version, judging.secret_seed)
+                       judging.package.version, judging.secret_seed, judging.output)
 
 
 def _skip_rest(kind: Kind, start: int, why: str) -> None:

@@ -8,7 +8,7 @@ adds the time until the reply to a phase:
     sandbox_start   backend.start() (a warm pool's hand-out, or a container start)
     runner_ready    waiting for the runner's hello (its interpreter and torch import)
     load            the ``load`` of a source (the student's file, a sibling's baseline)
-    tests           the test calls
+    tests           the test calls (a scratch run's script)
     benchmark       every other request (preparing, timing, re-verifying)
     timing_wait     waiting for a quiet CPU set before the benchmark (see below)
     shutdown        ``bye`` and removing the sandboxes (in the background once the runner
@@ -36,7 +36,8 @@ from typing import Any
 from sandbox import framing
 from sandbox.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
 
-PHASE_OF_OP = {"load": "load", "baselines": "load", "call": "tests", "bye": "shutdown"}
+PHASE_OF_OP = {"load": "load", "baselines": "load", "call": "tests", "script": "tests",
+               "bye": "shutdown"}
 PHASES = ("sandbox_start", "runner_ready", "load", "tests", "benchmark", "shutdown")
 # A sandbox whose runner said goodbye is removed after the verdict, off the judging's path.
 _closer = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-close")

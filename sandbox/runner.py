@@ -14,7 +14,8 @@ against its own clock).
 Ops (request ``{"op": ...}`` → reply): ``load {source, functions}``, ``call {fn, args, kwargs,
 grad_wrt, grad_seed, device}``, ``prepare {which, specs, seed, device}`` then ``time {which,
 fn, late_seed, key}`` (or ``time`` with the specs inline; ``late_seed`` redraws
-one small argument before the clock starts, ``key`` asks for a keyed digest of the output), ``last_output {which}``, ``bye``. Every reply carries ``printed`` (bytes of student output).
+one small argument before the clock starts, ``key`` asks for a keyed digest of the output), ``last_output {which}``, ``script {source, keep}`` (a scratch run),
+``bye``. Every reply carries ``printed`` (bytes of student output).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class _Server:
         self.encode_frame = framing.encode_frame
         self.execute_call = calls.execute_call
         self.exception_observation = calls.exception_observation
+        self.run_script = calls.run_script
         self.digest = digests.digest
         self.perf_counter_ns = time.perf_counter_ns
         self.fstat = os.fstat
@@ -231,6 +233,16 @@ class _Server:
             self.send({"ok": True, "status": "missing", "missing": missing})
             return
         self.send({"ok": True, "status": "ok"})
+
+    def op_script(self, msg: dict[str, Any], blob: bytes) -> None:
+        """Run a scratch script with the loaded submission's names (sandbox/kinds/scratch.py);
+        the reply holds what it printed (bounded) and the exception that ended it, if any."""
+        module = sys.modules.get("submission")
+        namespace = {**(vars(module) if module is not None else {}), "__name__": "__main__"}
+        script = os.path.join(os.path.dirname(self.filename) or self.tmp, "scratch.py")
+        result = self.run_script(str(msg.get("source", "")), namespace, script,
+                                 int(msg.get("keep") or 0), (self.filename, script))
+        self.send({"ok": True, **result})
 
     def op_call(self, msg: dict[str, Any], blob: bytes) -> None:
         device = self._device(msg.get("device", "cpu"))

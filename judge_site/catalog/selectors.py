@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 
 from judge_site.catalog.models import Difficulty, Draft, Problem
 from judge_site.core.prepared import PreparedQuery
-from judge_site.submissions.models import BestResult, Submission
+from judge_site.submissions.models import BestResult, Mode, Submission
 
 STATUS_FILTERS = ("solved", "tried", "todo")
 
@@ -77,6 +77,7 @@ def _problem_page_qs(staff: bool, number: int) -> QuerySet[Any]:
 _PAGE = PreparedQuery(_problem_page_qs, number=int)
 _LATEST = PreparedQuery(
     lambda user_id, problem_id: Submission.objects.filter(user_id=user_id, problem_id=problem_id)
+    .exclude(mode=Mode.SCRATCH)  # the scratchpad shows its own runs
     .order_by("-created_at")
     .values_list("pk", "status", "created_at")[:1],
     user_id=int,

@@ -146,10 +146,13 @@ def submissions(request: HttpRequest) -> JsonResponse:
         return _error("code: missing or not a string")
     mode = body.get("mode", "submit")
     if not isinstance(mode, str):
-        return _error("mode: 'run' or 'submit'")
+        return _error("mode: 'run', 'submit' or 'scratch'")
+    script = body.get("script")
+    if script is not None and not isinstance(script, str):
+        return _error("script: not a string (the lines a scratch run adds after your code)")
     try:
         submission = services.submission_create(
-            user, problem, code, mode, address=requests.client_ip(request)
+            user, problem, code, mode, address=requests.client_ip(request), script=script
         )
     except services.SubmissionError as exc:
         return _error(f"{exc.field}: {exc.message}", exc.status)

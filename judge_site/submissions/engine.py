@@ -338,10 +338,12 @@ def judge_source(
     mode: Mode | str,
     on_progress: Callable[[TestResult], None] | None = None,
     secret_seed: int | None = None,
+    script: str = "",
 ) -> JudgeResult:
     """Judge ``source`` synchronously through the configured backend: the complete result
     (hidden details, the secret seed; drawn here unless given, so that even an IE result
-    carries it). ``secret_seed`` reproduces a judging's hidden inputs (staff only)."""
+    carries it). ``secret_seed`` reproduces a judging's hidden inputs (staff only).
+    ``script``: a scratch run's script (mode scratch only)."""
     from sandbox.grader import judge  # imports torch: only when a judging really happens
 
     if secret_seed is None:
@@ -389,11 +391,12 @@ def judge_source(
                 package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
                 gpu_id=gpu_id, labels=labels, domain=confinement.domain_of(package),
                 secret_seed=secret_seed, job_s=float(settings.CELERY_TASK_SOFT_TIME_LIMIT),
+                script=script,
             )
         else:
             result = judge(
                 package, source, mode=Mode(mode), backend=timed, on_progress=on_progress,
-                gpu_id=gpu_id, labels=labels, secret_seed=secret_seed,
+                gpu_id=gpu_id, labels=labels, secret_seed=secret_seed, script=script,
             )
     finally:
         timed.finish()

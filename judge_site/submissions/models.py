@@ -26,6 +26,9 @@ class Status(models.TextChoices):
 class Mode(models.TextChoices):
     RUN = "run"
     SUBMIT = "submit"
+    # the student's code plus a script of theirs (``script``), its prints kept in ``output``;
+    # never counted anywhere (stats, boards, courses, hints) and never in the history
+    SCRATCH = "scratch"
 
 
 class VerdictChoice(models.TextChoices):
@@ -52,8 +55,11 @@ class Submission(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
     )
     problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="submissions")
-    mode = models.CharField(max_length=6, choices=Mode.choices, default=Mode.SUBMIT)
+    mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.SUBMIT)
     code = models.TextField()
+    # A scratch run's script and what it printed (sandbox/kinds/scratch.py); empty otherwise.
+    script = models.TextField(blank=True)
+    output = models.TextField(blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
     verdict = models.CharField(max_length=3, choices=VerdictChoice.choices, blank=True)
     message = models.TextField(blank=True)
@@ -121,13 +127,14 @@ class Submission(models.Model):
 
 def fields_from_result(result: JudgeResult, fallback_version: str = "") -> dict[str, Any]:
     """The Submission fields that store the engine's complete ``result`` (its to_json, once):
-    verdict, tests, benchmark, environment, message, problem_version, secret_seed."""
+    verdict, tests, benchmark, environment, message, problem_version, secret_seed (and a
+    scratch run's output)."""
     data = result.to_json()
     verdict = str(result.verdict)
     bench = data["benchmark"]
     if bench is not None:  # stored: ``trust`` only (the API derives the old flag again)
         bench = {k: v for k, v in bench.items() if k != "verified"}
-    return {
+    fields: dict[str, Any] = {
         "verdict": verdict if verdict in VerdictChoice.values else VerdictChoice.IE,
         "tests": data["tests"],
         "benchmark": bench,
@@ -137,6 +144,9 @@ def fields_from_result(result: JudgeResult, fallback_version: str = "") -> dict[
         "secret_seed": result.secret_seed,
         "tests_filtered": False,
     }
+    if result.output is not None:  # a scratch run: no verdict when its script ran to its end
+        fields.update(verdict=result.shown_verdict or "", output=result.output)
+    return fields
 
 
 # ---- Aggregates, kept up to date as verdicts land (judge_site/submissions/stats.py) ----------

@@ -19,12 +19,14 @@ from judge_site.core.prepared import UNREAD, PreparedQuery
 from judge_site.staff.roles import READ_SUBMISSIONS, can
 from judge_site.submissions.models import (
     BestResult,
+    Mode,
     ProblemStats,
     Status,
     Submission,
     UserStats,
     VerdictChoice,
 )
+from judge_site.submissions.scratch import scratch_json
 from sandbox.contracts import REJECTED_NEXT, Trust, rejected_because, unbelieved
 from sandbox.feedback import feedback_lines, hidden_policy, tests_for_student
 
@@ -166,6 +168,7 @@ def submission_to_json(submission: Submission, viewer: AnyUser | None = None) ->
         "problem_version": submission.problem_version,
         "queue_position": submission_queue_position(submission),
         "created_at": submission.created_at.isoformat(),
+        **(scratch_json(submission) if submission.mode == Mode.SCRATCH else {}),
     }
 
 
@@ -190,6 +193,7 @@ HISTORY_FIELDS = {
 
 
 def _history_filter(qs: QuerySet[Submission], problem_id: int | None, verdict: str) -> QuerySet[Submission]:
+    qs = qs.exclude(mode=Mode.SCRATCH)  # scratch runs are the scratchpad's, not the history's
     if problem_id is not None:
         qs = qs.filter(problem_id=problem_id)
     if verdict in VerdictChoice.values:

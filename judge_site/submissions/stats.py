@@ -125,6 +125,8 @@ def pair_state(rows: Iterable[tuple[Any, ...]]) -> PairState:
     geo: tuple[float, int] | None = None
     last = None
     for pk, _u, _p, mode, status, verdict, created_at, speedup, trust, shapes in rows:
+        if mode == Mode.SCRATCH:  # a scratch run counts for nothing, not even "tried"
+            continue
         n += 1
         last = created_at if last is None or created_at > last else last
         if status != Status.DONE:

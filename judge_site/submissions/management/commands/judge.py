@@ -1,4 +1,6 @@
 """``manage.py judge PROBLEM FILE [--mode run|submit] [--json] [--seed N]``: one judging.
+``--mode scratch --script F`` runs the lines of F after FILE instead (a scratch run: no test;
+what F printed, then how it ended; with ``--json``, the result's ``output`` key).
 
 PROBLEM is a problem number or slug in settings.JUDGE_PROBLEMS_DIR. Exit status 0 whenever
 the judging completed, whatever the verdict; non-zero only when the judge itself failed
@@ -43,6 +45,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=_seed, default=None, metavar="N",
                             help="the secret seed of the hidden tests' inputs (0 <= N < 2**63), "
                                  "e.g. a submission's, shown on its staff page")
+        parser.add_argument("--script", default=None, metavar="F",
+                            help="with --mode scratch: the lines to run after FILE")
 
     def handle(self, *args: Any, **options: Any) -> None:
         from judge_site.submissions.engine import judge_source
@@ -55,13 +59,40 @@ class Command(BaseCommand):
             source = Path(options["file"]).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise CommandError(f"cannot read {options['file']}: {exc}") from None
-        full = judge_source(package, source, Mode(options["mode"]), secret_seed=options["seed"])
+        script = _scratch_script(Mode(options["mode"]), options["script"])
+        if script:
+            full = judge_source(package, source, Mode.SCRATCH, secret_seed=options["seed"],
+                                script=script)
+        else:
+            full = judge_source(package, source, Mode(options["mode"]), secret_seed=options["seed"])
         result = result_for_student(full, package.feedback_hidden)
         if options["json"]:
             self.stdout.write(json.dumps(result.to_json()))
+        elif result.output is not None:
+            self.stdout.write(result.output, ending="\n" if result.output else "")
+            ended = result.tests[0].message if result.tests else result.message
+            how = f"{result.verdict} ({ended})" if result.shown_verdict else ended
+            self.stdout.write(f"scratch run: {how or result.message}")
         else:
             self.stdout.write(format_result(result))
             # Last, so that ``--seed`` can judge these very inputs again.
             self.stdout.write(f"secret seed: {full.secret_seed}")
         if result.verdict == Verdict.IE:
             raise CommandError(f"internal error: {result.message}")
+
+
+def _scratch_script(mode: Mode, script_file: str | None) -> str:
+    """``judge_source``'s ``script``: a scratch run's, read from ``--script``; else ''."""
+    if mode != Mode.SCRATCH:
+        if script_file is not None:
+            raise CommandError("--script goes with --mode scratch only")
+        return ""
+    if script_file is None:
+        raise CommandError("--mode scratch needs --script F: the lines to run after FILE")
+    try:
+        script = Path(script_file).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise CommandError(f"cannot read {script_file}: {exc}") from None
+    if not script.strip():
+        raise CommandError(f"{script_file} is empty: write the lines to run after FILE")
+    return script

@@ -1,0 +1,138 @@
+"""The scratchpad's site side: its keys in the API's JSON, and its starter snippets.
+
+A scratch run (Mode.SCRATCH) is the student's code plus a few lines of their own, judged by the
+kind "scratch" of the one judging loop (sandbox/kinds/scratch.py). The snippets are starting
+points the problem page offers: make an input and print it, time a call, compare with torch's
+own functions. They call the problem's first function with made-up arguments named as in its
+starter's signature (read with ``ast``, never run here), and the chapter picks the inputs and
+the torch function to compare with.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from judge_site.catalog.models import Problem
+from judge_site.submissions.models import Submission
+from sandbox.contracts import SCRATCH_OUTPUT_CHARS
+
+
+def scratch_json(submission: Submission) -> dict[str, Any]:
+    """A scratch run's own keys in the API: its script, and what it printed (``output``: ''
+    until done; cut at SCRATCH_OUTPUT_CHARS with a note, ``output_truncated`` then true)."""
+    tests = submission.tests or []
+    details = tests[0].get("details") if tests and isinstance(tests[0], dict) else None
+    return {
+        "script": submission.script,
+        "output": submission.output,
+        "output_truncated": bool(isinstance(details, dict) and details.get("truncated")),
+        "output_limit_chars": SCRATCH_OUTPUT_CHARS,
+    }
+
+
+@dataclass(frozen=True)
+class Snippet:
+    key: str
+    label: str
+    text: str
+
+
+# A made-up argument per parameter name found in the starters (small: the output shows them
+# whole); anything else gets a small float tensor and a comment saying to fix it.
+_ARGUMENTS = {
+    "q": "torch.randn(1, 2, 4, 8)  # (batch, heads, tokens, head_dim)",
+    "k": "torch.randn(1, 2, 4, 8)",
+    "v": "torch.randn(1, 2, 4, 8)",
+    "x": "torch.randn(2, 8)",
+    "hidden": "torch.randn(3, 8)",
+    "residual": "torch.randn(2, 8)",
+    "weight": "torch.randn(16, 8)  # (vocab or out features, dim)",
+    "ids": "torch.tensor([1, 5, 0, 7])",
+    "token_ids": "torch.tensor([1, 5, 0, 7])",
+    "targets": "torch.tensor([1, 5, 0])",
+    "logits": "torch.randn(2, 16)",
+    "mask": "torch.tensor([[1, 1, 0], [1, 1, 1]])",
+    "pad_id": "0",
+    "eps": "1e-6",
+    "temperature": "1.0",
+    "seed": "0",
+    "num_samples": "4",
+    "group_size": "4",
+    "num_experts": "4",
+    "capacity": "2",
+}
+# Per chapter: arguments whose meaning differs there, and torch's own take on the idea.
+_CHAPTERS: dict[str, tuple[dict[str, str], str]] = {
+    "Attention": ({}, "torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)"),
+    "Norms and the MLP": (
+        {"weight": "torch.ones(8)"},
+        "torch.nn.functional.rms_norm(x, (x.shape[-1],), weight, eps=1e-6)",
+    ),
+    "Decoding and sampling": ({}, "torch.softmax(logits, dim=-1)"),
+    "Embedding and output layers": ({}, "torch.nn.functional.embedding(ids, weight)"),
+    "Mixture of experts": (
+        {"k": "2  # experts per token", "logits": "torch.randn(3, 4)  # (tokens, experts)"},
+        "torch.topk(torch.softmax(logits, dim=-1), 2, dim=-1).values",
+    ),
+    "Quantization": ({}, "x.to(torch.bfloat16).float()"),
+    "Triton kernels": ({}, "torch.softmax(x, dim=-1)"),
+}
+_FALLBACK_ARGUMENT = "torch.randn(2, 8)  # the shape and dtype the statement asks for"
+
+
+def _first_function(starter: str) -> tuple[str, list[str], str] | None:
+    """(name, required parameters, signature line) of the starter's first public function
+    (not a Triton ``*_kernel``, not ``_private``); None when it has none or does not parse."""
+    try:
+        tree = ast.parse(starter)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        if node.name.startswith("_") or node.name.endswith("_kernel"):
+            continue
+        positional = node.args.posonlyargs + node.args.args
+        required = [a.arg for a in positional[: len(positional) - len(node.args.defaults)]]
+        names = [a.arg for a in positional]
+        return node.name, required, f"def {node.name}({', '.join(names)})"
+    return None
+
+
+def snippets_for(problem: Problem) -> list[Snippet]:
+    """The starter snippets of ``problem``'s scratchpad, first the one the page opens with."""
+    found = _first_function(problem.starter_code or "")
+    overrides, torch_version = _CHAPTERS.get(problem.chapter, ({}, ""))
+    if found is None:
+        hello = "import torch\n\ntorch.manual_seed(0)\nx = torch.randn(2, 3)\nprint(x)\n"
+        return [Snippet("input", "Make an input and print it", hello)]
+    name, required, signature = found
+    lines = [
+        f"{p} = {overrides.get(p) or _ARGUMENTS.get(p) or _FALLBACK_ARGUMENT}" for p in required
+    ]
+    head = "\n".join(["import torch", "", f"# your function: {signature}",
+                      "torch.manual_seed(0)", *lines])
+    call = f"{name}({', '.join(required)})"
+    make = f"{head}\nout = {call}\nprint(out)\n"
+    timing = (
+        f"import time\n\n{head}\n{call}  # once before timing: the first call pays set-up costs\n"
+        "runs = 20\nstart = time.perf_counter()\nfor _ in range(runs):\n"
+        f"    {call}\nelapsed = time.perf_counter() - start\n"
+        'print(f"{1e3 * elapsed / runs:.3f} ms per call (wall clock, on the judge\'s CPU)")\n'
+    )
+    expected = torch_version or "...  # the same computation with torch's own functions"
+    compare = (
+        f"{head}\nout = {call}\n"
+        "# torch's own take on this chapter's idea: edit it to say what the statement says\n"
+        f"expected = {expected}\n"
+        'print("max |out - expected|:", (out.float() - expected.float()).abs().max().item())\n'
+        "torch.testing.assert_close(out, expected)  # raises, saying where, when they differ\n"
+        'print("close to torch\'s own result")\n'
+    )
+    return [
+        Snippet("input", "Make an input and print it", make),
+        Snippet("time", "Time a call", timing),
+        Snippet("compare", "Compare with torch", compare),
+    ]

@@ -1,0 +1,82 @@
+"""The scratch run: the student's file plus a script of their own, in the same sandbox with the
+same limits as a Run, through the one judging loop (sandbox/judging.py), for every problem.
+
+Nothing of the package's tests reaches the sandbox, nor does the grader load them: no case, no
+reference, no expected value (``prepare`` loads nothing). The loop imports the student's file
+(no name is required: a half-written file runs too); the one "case" sends the script
+(``op: script``); the runner runs it with the file's names, keeps the first
+SCRATCH_OUTPUT_CHARS characters of what it prints (sandbox/calls.py's ``run_script``) and
+answers with them and the exception that ended it. The output is the student's own text and
+is treated as hostile: typed, cut to the limit here again, never parsed.
+
+Verdicts: none for a script that ran to its end (the case is AC inside; ``JudgeResult.output``
+makes the shown verdict null), RE for an exception (its traceback ends the output), MLE for a
+MemoryError, and what the loop decides of the sandbox's faults (TLE past ``limits.time_s``,
+MLE, OLE for more than the output limit written to the file descriptors themselves).
+"""
+
+from __future__ import annotations
+
+import time
+
+from sandbox.compare import is_memory_error
+from sandbox.contracts import (
+    SCRATCH_CUT_NOTE,
+    SCRATCH_OUTPUT_CHARS,
+    SLACK_S,
+    TestResult,
+    Verdict,
+)
+from sandbox.judging import Kind, register
+from sandbox.session import CHANNEL_MESSAGE, Fault, Session, clamped, well_formed
+
+SCRIPT_CASE = "script"  # the name of a scratch run's one result
+
+
+@register
+class ScratchKind(Kind):
+    name = "scratch"
+
+    def environment(self) -> dict[str, str]:
+        return {"kind": "scratch"}
+
+    def cases(self) -> list[tuple[str, bool]]:
+        return [(SCRIPT_CASE, True)]
+
+    def load_request(self) -> tuple[str, list[str]]:
+        return self.judging.source, []
+
+    def run_case(self, session: Session, index: int) -> TestResult:
+        limit_s = self.judging.package.limits.time_s
+        start = time.perf_counter()
+        reply, _ = session.request(
+            {"op": "script", "source": self.judging.script, "keep": SCRATCH_OUTPUT_CHARS},
+            limit_s + SLACK_S,
+            "your script",
+        )
+        time_ms = (time.perf_counter() - start) * 1000
+        output, printed, error = reply.get("output"), reply.get("printed_chars"), reply.get("error")
+        if type(output) is not str or type(printed) is not int:
+            raise Fault(Verdict.RE, CHANNEL_MESSAGE)
+        output = output[:SCRATCH_OUTPUT_CHARS]
+        truncated = printed > len(output)
+        if truncated:
+            output += SCRATCH_CUT_NOTE.format(kept=len(output), printed=printed)
+        details = {"printed_chars": max(printed, len(output)), "truncated": truncated}
+        if error is None:
+            self.judging.output = output
+            return TestResult(SCRIPT_CASE, True, Verdict.AC, "your script ran to its end",
+                              time_ms=time_ms, details=details)
+        if not well_formed(error) or error.get("kind") != "raise":
+            raise Fault(Verdict.RE, CHANNEL_MESSAGE)
+        error = clamped(error)
+        self.judging.output = output + ("\n" if output and not output.endswith("\n") else "")
+        self.judging.output += error["traceback"]
+        if is_memory_error(error):
+            return TestResult(SCRIPT_CASE, True, Verdict.MLE, "your script ran out of memory",
+                              time_ms=time_ms, details=details)
+        return TestResult(
+            SCRIPT_CASE, True, Verdict.RE,
+            f"your script raised {error['type']}: {error['message']}"[:2000],
+            time_ms=time_ms, details={**details, "traceback": error["traceback"]},
+        )
