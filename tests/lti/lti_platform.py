@@ -122,7 +122,7 @@ class Platform:
         self.id_token_claims = claims
         signer = key or self.key
         return jwt.encode(claims, signer.export_to_pem(private_key=True, password=None),
-                          algorithm="RS256", headers={"kid": signer.key_id})
+                          algorithm="RS256", headers={"kid": signer.get("kid")})
 
     def jwks(self) -> dict[str, Any]:
         public = json.loads(self.key.export_public())
