@@ -18,7 +18,7 @@ from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.core import requests
 from judge_site.courses import selectors as course_selectors
-from judge_site.submissions import roofline, selectors, services
+from judge_site.submissions import roofline, selectors, services, timeline
 from judge_site.submissions.models import Status, VerdictChoice
 
 
@@ -90,6 +90,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "sub": submission,
             "data": data,
+            "can_diff": can_see_code,  # the author and staff: the diff page's readers
             "can_see_code": can_see_code or course_selectors.instructor_may_read(request.user, submission),
             "bench": bench,
             "rejection": selectors.benchmark_rejection(submission.benchmark),
@@ -99,6 +100,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 bench, submission.environment, submission.problem.manifest or {}
             ),
             "live": submission.status != Status.DONE,
+            "timeline": timeline.phase_timeline(submission.environment),
             "judged_s": (
                 (submission.finished_at - submission.started_at).total_seconds()
                 if submission.finished_at and submission.started_at
