@@ -68,7 +68,14 @@ def render_statement(text: str) -> str:
     )
     for key, fragment in saved.items():
         html = html.replace(f"<p>{key}</p>", fragment).replace(key, fragment)
-    return clean_html(html)
+    return _keyboard_scrollable(clean_html(html))
+
+
+def _keyboard_scrollable(html: str) -> str:
+    """Code blocks scroll sideways when wider than the column: a keyboard user scrolls one once
+    it has the focus (axe's scrollable-region-focusable), so each is a tab stop. Added after the
+    allow-list, which drops any tabindex an author wrote."""
+    return html.replace("<pre>", '<pre tabindex="0">')
 
 
 @register.filter(name="statement")
