@@ -81,9 +81,9 @@ CASES: list[Case] = [
     Case("single_position", "logit_lens", lambda g: _lens(g, layers=6, n=1), note="N = 1"),
     Case("one_layer", "logit_lens", lambda g: _lens(g, layers=1, n=9), note="L = 1"),
     Case("bf16_inputs", "logit_lens", lambda g: _lens(g, dtype=torch.bfloat16),
-         note="bfloat16 inputs: compute in float32, return int64 ids and float32 probabilities"),
+         note="bfloat16 inputs: compute in float32, return int64 ids and float32 probabilities", tags=("bfloat16",)),
     Case("logits_near_overflow", "logit_lens", _hot,
          note="logits of 100 to 300: exp() of them is inf in float32, subtract the maximum first"),
     Case("non_contiguous", "logit_lens", _views,
-         note="transposed hidden states and table, a strided norm weight"),
+         note="transposed hidden states and table, a strided norm weight", tags=("non_contiguous",)),
 ]

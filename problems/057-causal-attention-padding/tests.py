@@ -71,10 +71,10 @@ CASES: list[Case] = [
     Case("head_dim_64", "causal_attention", lambda g: _random(g, d=64, t=6, mask="left"),
          note="d = 64: the scale is 1/sqrt(d), not 1/d"),
     Case("bf16", "causal_attention", lambda g: _random(g, dtype=torch.bfloat16, mask="left"),
-         note="bfloat16 in, bfloat16 out, zeros for rows that see nothing"),
+         note="bfloat16 in, bfloat16 out, zeros for rows that see nothing", tags=("bfloat16",)),
     Case("grads_with_empty_rows", "causal_attention", lambda g: _random(g, mask="left", t=7),
          grad_wrt=(0, 1, 2),
-         note="gradients w.r.t. q, k, v with fully masked rows: finite (zero), never NaN"),
+         note="gradients w.r.t. q, k, v with fully masked rows: finite (zero), never NaN", tags=("gradients",)),
     Case("grads_no_mask", "causal_attention", lambda g: _random(g, mask=None, t=5), grad_wrt=(0, 1, 2),
-         note="gradients without a mask"),
+         note="gradients without a mask", tags=("gradients",)),
 ]

@@ -33,7 +33,7 @@ CASES: list[Case] = [
          note="causal, T = 45"),
     Case("causal_lengths_differ", "flash_attention",
          lambda g: _random(g, t=6, s=8, causal=True),
-         note="causal with 6 queries and 8 keys raises ValueError"),
+         note="causal with 6 queries and 8 keys raises ValueError", tags=("errors",)),
     Case("large_scores", "flash_attention", lambda g: _random(g, t=40, scale=40.0, causal=True),
          note="scores in the hundreds: the running maximum must be subtracted"),
     Case("one_key", "flash_attention", lambda g: _random(g, t=5, s=1),

@@ -53,9 +53,9 @@ CASES: list[Case] = [
          note="d = 128: the frequency exponent is -2i/d"),
     Case("bf16_large_positions", "apply_rope",
          lambda g: _random(g, offset="random", dtype=torch.bfloat16),
-         note="bfloat16 at positions in the thousands: angles in bfloat16 are useless"),
+         note="bfloat16 at positions in the thousands: angles in bfloat16 are useless", tags=("bfloat16",)),
     Case("bf16_interleaved_rows", "apply_rope",
          lambda g: _random(g, b=3, offset="rows", dtype=torch.bfloat16, interleaved=True),
-         note="bfloat16, interleaved, per-row offsets"),
-    Case("odd_dim", "apply_rope", lambda g: _random(g, d=7), note="odd d raises ValueError"),
+         note="bfloat16, interleaved, per-row offsets", tags=("bfloat16",)),
+    Case("odd_dim", "apply_rope", lambda g: _random(g, d=7), note="odd d raises ValueError", tags=("errors",)),
 ]

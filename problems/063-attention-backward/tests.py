@@ -31,7 +31,7 @@ CASES: list[Case] = [
     Case("random_causal", "attention_backward", lambda g: _random(g, t=9, causal=True),
          note="causal: masked entries carry no gradient"),
     Case("causal_lengths_differ", "attention_backward",
-         lambda g: _random(g, t=4, s=6, causal=True), note="causal with T != S: ValueError"),
+         lambda g: _random(g, t=4, s=6, causal=True), note="causal with T != S: ValueError", tags=("errors",)),
     Case("more_heads", "attention_backward", lambda g: _random(g, b=3, h=4, t=5, s=5),
          note="B = 3, H = 4"),
     Case("head_dim_64", "attention_backward", lambda g: _random(g, t=6, d=64, causal=True),
@@ -41,5 +41,5 @@ CASES: list[Case] = [
     Case("zero_upstream", "attention_backward", lambda g: _random(g, zero_grad=True),
          note="grad_out = 0: every gradient is zero"),
     Case("bf16", "attention_backward", lambda g: _random(g, t=6, dtype=torch.bfloat16, causal=True),
-         note="bfloat16 in: compute in float32, return bfloat16 gradients"),
+         note="bfloat16 in: compute in float32, return bfloat16 gradients", tags=("bfloat16",)),
 ]

@@ -56,5 +56,5 @@ CASES: list[Case] = [
     Case("one_token", "attention_forward", lambda g: _random(g, h=1, t=1, causal=True),
          note="T = 1"),
     Case("causal_lengths_differ", "attention_forward",
-         lambda g: _random(g, h=1, t=8, s=16, causal=True), note="causal with T != S: ValueError"),
+         lambda g: _random(g, h=1, t=8, s=16, causal=True), note="causal with T != S: ValueError", tags=("errors",)),
 ]
