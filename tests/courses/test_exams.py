@@ -240,3 +240,28 @@ def test_the_contest_scoreboard_freezes_for_students_and_staff_unfreeze_it(
                        "Contest / penalty"]
     assert rows[1] == ["alice", "", "0", "", "2", "80"]
     assert rows[2] == ["bob", "", "0", "", "1", "50"]
+
+
+@pytest.mark.parametrize("body, error", [
+    ({"title": "M", "problems": [48], "opens_at": "soon", "closes_at": "later"}, "opens_at"),
+    ({"title": "M", "problems": [48], "opens_at": "2026-12-07T10:00:00Z",
+      "closes_at": "2026-12-07T09:00:00Z"}, "closes_at: after opens_at"),
+    ({"title": "M", "problems": [48], "opens_at": "2026-12-07T09:00:00Z",
+      "closes_at": "2026-12-07T10:00:00Z", "duration_min": -5}, "duration_min"),
+    ({"title": "M", "kind": ["exam"], "problems": [48]}, "kind"),
+    ({"title": "M", "assignment": {"id": 1}, "opens_at": "2026-12-07T09:00:00Z",
+      "closes_at": "2026-12-07T10:00:00Z"}, "assignment"),
+])
+def test_bad_exam_fields_get_a_400_that_names_them(client, ines, course, problem, body, error):
+    response = api(client, "POST", f"/api/v1/courses/{course.pk}/exams", token_for(ines), body)
+    assert response.status_code in (400, 404) and error in response.json()["error"]
+    assert not Exam.objects.exists()
+
+
+def test_a_student_may_not_create_an_exam_and_a_stranger_sees_no_course(
+    client, course, alice, problem
+):
+    stranger = instructor("stranger")
+    for user, status in ((alice, 403), (stranger, 404)):
+        response = api(client, "POST", f"/api/v1/courses/{course.pk}/exams", token_for(user), {})
+        assert response.status_code == status
