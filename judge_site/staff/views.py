@@ -32,6 +32,8 @@ from judge_site.staff.roles import (
 )
 from judge_site.staff.services import ops
 from judge_site.staff.services.books import is_book_zip, practice_book_upload
+from judge_site.staff.services.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from judge_site.staff.services.metrics import exposition as metrics_exposition
 from judge_site.staff.services.packages import (
     StaffError,
     current_version,
@@ -252,5 +254,4 @@ def metrics(request: HttpRequest) -> HttpResponse:
                                 content_type="text/plain; charset=utf-8")
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    return private(HttpResponse(ops.prometheus_text(ops.ops_figures()),
-                                content_type="text/plain; version=0.0.4; charset=utf-8"))
+    return private(HttpResponse(metrics_exposition(), content_type=METRICS_CONTENT_TYPE))

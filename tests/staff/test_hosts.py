@@ -77,11 +77,11 @@ def test_the_dashboard_and_metrics_list_hosts_and_the_gone_one(client, charlie, 
     assert re.search(rf'<tr class="host-alive"><td>{alive}</td><td class="status-alive">alive'
                      r"</td><td>cpu</td><td>4</td><td>1</td>", page)
     text = client.get("/metrics").content.decode()
-    assert f'judge_host_up{{host="{gone}",state="gone"}} 0' in text
-    assert f'judge_host_up{{host="{alive}",state="alive"}} 1' in text
-    assert f'judge_host_info{{host="{alive}",queues="cpu"}} 1' in text
-    assert f'judge_host_capacity{{host="{alive}"}} 4' in text
-    assert f'judge_host_in_flight{{host="{alive}"}} 1' in text
+    assert f'judge_host_up{{host="{gone}",state="gone"}} 0.0' in text
+    assert f'judge_host_up{{host="{alive}",state="alive"}} 1.0' in text
+    assert f'judge_host_info{{host="{alive}",queues="cpu"}} 1.0' in text
+    assert f'judge_host_capacity{{host="{alive}"}} 4.0' in text
+    assert f'judge_host_in_flight{{host="{alive}"}} 1.0' in text
     assert re.search(rf'^judge_host_last_heartbeat_age_seconds\{{host="{gone}"\}} 10\d', text,
                      re.M)
 

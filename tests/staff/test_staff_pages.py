@@ -191,8 +191,8 @@ def test_metrics_answer_staff_and_the_configured_token_only(
     assert {"private", "no-store"} <= {p.strip() for p in response["Cache-Control"].split(",")}
     text = response.content.decode()
     assert "# TYPE judge_queue_length gauge" in text
-    assert re.search(r'^judge_queue_length\{queue="rejudge"\} \d+$', text, re.M)
-    assert re.search(r'^judge_verdicts_last_hour\{verdict="AC"\} 1$', text, re.M)
+    assert re.search(r'^judge_queue_length\{queue="rejudge"\} \d+\.0$', text, re.M)
+    assert re.search(r'^judge_verdicts_last_hour\{verdict="AC"\} 1\.0$', text, re.M)
     assert re.search(r"^judge_judgings_per_minute [0-9.e-]+$", text, re.M)
     staff_token = ApiToken.objects.create(user=charlie, key=ApiToken.generate_key()).key
     assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {staff_token}").status_code == 200
