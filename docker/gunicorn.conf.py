@@ -50,3 +50,6 @@ def on_starting(server: Any) -> None:
         for line in problems:
             print(line, file=sys.stderr, flush=True)
         sys.exit(1)
+    from judge_site.accounts.mail import startup_line  # whether the site sends mail
+
+    print(startup_line(), file=sys.stderr, flush=True)

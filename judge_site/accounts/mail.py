@@ -32,6 +32,21 @@ def mail_enabled() -> bool:
     return bool(settings.EMAIL_HOST)
 
 
+def startup_line() -> str:
+    """One line for the web's start (docker/gunicorn.conf.py): whether and how mail is sent."""
+    if not mail_enabled():
+        return (
+            "e-mail: off (no EMAIL_HOST): no password reset links, address confirmations or "
+            "rejudge notices are mailed; set EMAIL_HOST to turn it on (docs/email.md)"
+        )
+    tls = "STARTTLS" if settings.EMAIL_USE_TLS else "no TLS"
+    verify = "on" if settings.JUDGE_EMAIL_VERIFY else "off"
+    return (
+        f"e-mail: through {settings.EMAIL_HOST}:{settings.EMAIL_PORT} ({tls}) from "
+        f"{settings.DEFAULT_FROM_EMAIL}; address verification {verify}"
+    )
+
+
 def send_later(task: str, *args: Any) -> None:
     """Queue the accounts task ``task`` (a name in judge_site/accounts/tasks.py) with ``args``.
     A broker that refuses the message is logged, and the page answers as usual."""
