@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "judge_site.staff",
     "judge_site.courses",
     "judge_site.hints",
+    "judge_site.similarity",
     # LTI 1.3 (docs/lti.md): django-lti's registrations, deployments and launches, then ours.
     "lti_tool",
     "judge_site.lti",

@@ -12,5 +12,6 @@ urlpatterns = [
     path("", include("judge_site.catalog.urls")),
     path("", include("judge_site.submissions.urls")),
     path("", include("judge_site.courses.urls")),
+    path("", include("judge_site.similarity.urls")),
     path("", include("judge_site.lti.urls")),
 ]

@@ -1,0 +1,69 @@
+"""Similarity pages of an assignment, for its course's instructors and site staff only (a
+student of the course gets 403, anyone else 404): the ranked pairs with a button that starts a
+run, the run's progress as JSON (polled by similarity.js), and one pair side by side."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from judge_site.similarity import compare, fingerprints, selectors, services
+from judge_site.similarity.models import SimilarityRun
+
+
+@login_required
+@require_GET
+def assignment_similarity(request: HttpRequest, course_id: int, assignment_id: int) -> HttpResponse:
+    assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+    run = selectors.latest_run(assignment)
+    pairs = selectors.run_pairs(run) if run is not None and run.status == "done" else []
+    return render(request, "similarity/assignment.html", {
+        "course": assignment.course, "assignment": assignment, "run": run, "pairs": pairs,
+        "default_threshold": compare.DEFAULT_THRESHOLD,
+    })
+
+
+@login_required
+@require_POST
+def run_start(request: HttpRequest, course_id: int, assignment_id: int) -> HttpResponse:
+    assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+    try:
+        threshold = services.parse_threshold(request.POST.get("threshold"))
+        services.run_start(request.user, assignment, threshold)
+    except services.SimilarityError as exc:
+        messages.error(request, exc.message)
+    return redirect("similarity:assignment", course_id=course_id, assignment_id=assignment_id)
+
+
+@login_required
+@require_GET
+def run_progress(
+    request: HttpRequest, course_id: int, assignment_id: int, run_id: int
+) -> JsonResponse:
+    assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+    run = SimilarityRun.objects.filter(pk=run_id, assignment=assignment).first()
+    if run is None:
+        return JsonResponse({"error": "no such run: reload the page"}, status=404)
+    response = JsonResponse(services.progress_of(run))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_GET
+def pair_detail(
+    request: HttpRequest, course_id: int, assignment_id: int, pair_id: int
+) -> HttpResponse:
+    assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+    pair = selectors.pair_of(assignment, pair_id)
+    excluded = set(pair.run.boilerplate.get(str(pair.problem.number), []))
+    excluded |= fingerprints.starter_hashes(pair.problem.starter_code)
+    left, right = compare.shared_segments(pair.a_submission.code, pair.b_submission.code, excluded)
+    return render(request, "similarity/pair.html", {
+        "course": assignment.course, "assignment": assignment, "pair": pair,
+        "left": left, "right": right,
+        "left_share": compare.shared_share(left), "right_share": compare.shared_share(right),
+    })
