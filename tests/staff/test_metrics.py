@@ -96,3 +96,20 @@ def test_a_scrape_is_a_fixed_number_of_queries_whatever_the_history(
     with django_assert_max_num_queries(40):
         families = _scrape(client, settings)
     assert _samples(families["judge_queue_wait_seconds"], "judge_queue_wait_seconds_count")[""] == 30
+
+
+@pytest.mark.django_db
+def test_the_grafana_dashboard_reads_only_metrics_that_exist(client: Any, settings: Any) -> None:
+    import json
+    import re
+    from pathlib import Path
+
+    dashboard = json.loads(
+        (Path(__file__).resolve().parents[2] / "docs" / "grafana-dashboard.json").read_text()
+    )
+    families = _scrape(client, settings)
+    served = {sample.name for family in families.values() for sample in family.samples}
+    served |= {name for name, family in families.items() if family.type in ("histogram", "counter")}
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    names = {n for e in exprs for n in re.findall(r"\bjudge_[a-z_]+\b", e)}
+    assert names and names <= served | {f"{n}_bucket" for n in served} | {f"{n}_total" for n in served}
