@@ -67,7 +67,7 @@ def side_by_side(
         summary["mismatched"] = int(flat_bad.sum())
         firsts = torch.nonzero(flat_bad).reshape(-1)[:FIRST_MISMATCHES].tolist()
         summary["first_mismatches"] = [list(unravel(i, tuple(expected.shape))) for i in firsts]
-        summary["max_abs_error"], summary["max_rel_error"] = _errors(expected, got)
+        summary["max_abs_error"], summary["max_rel_error"] = _errors(expected, got, bad)
     focus = _focus(expected, got, bad)
     rows, cols = _window(expected, focus)
     summary["window"] = {
@@ -123,8 +123,12 @@ def differing(
     return bad
 
 
-def _errors(expected: torch.Tensor, got: torch.Tensor) -> tuple[float | None, float | None]:
-    """The largest absolute and relative errors over the elements finite on both sides."""
+def _errors(
+    expected: torch.Tensor, got: torch.Tensor, bad: torch.Tensor
+) -> tuple[float | None, float | None]:
+    """The largest absolute error over the elements finite on both sides, and the largest
+    relative one over the differing elements among them whose expected value is not zero
+    (None when there is none: every differing element is expected to be 0, or non-finite)."""
     if expected.numel() == 0:
         return None, None
     if expected.is_complex() or got.is_complex():
@@ -137,7 +141,7 @@ def _errors(expected: torch.Tensor, got: torch.Tensor) -> tuple[float | None, fl
     if not bool(ok.any()):
         return None, None
     abs_err = float(diff[ok].max())
-    rel_ok = ok & (scale > 0)
+    rel_ok = ok & (scale > 0) & bad
     rel_err = float((diff[rel_ok] / scale[rel_ok]).max()) if bool(rel_ok.any()) else None
     return abs_err, rel_err
 

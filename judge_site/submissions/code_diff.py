@@ -8,10 +8,13 @@ code is the author's input, never markup).
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any
 
 CONTEXT = 3  # unchanged lines kept around each change
-MAX_INLINE_CHARS = 400  # a longer changed line is marked whole, not character by character
+MAX_INLINE_CHARS = 400  # a longer changed line is marked whole, not word by word
+MIN_INLINE_RATIO = 0.5  # two lines less alike than this are marked whole: a rewrite, not an edit
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
 
 def _whole(text: str, changed: bool) -> list[dict[str, Any]]:
@@ -19,14 +22,19 @@ def _whole(text: str, changed: bool) -> list[dict[str, Any]]:
 
 
 def _inline(old: str, new: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The two lines cut into pieces, the differing pieces marked."""
+    """The two lines cut into words, the differing words marked; lines too long or too unlike
+    to read that way are marked whole."""
     if len(old) > MAX_INLINE_CHARS or len(new) > MAX_INLINE_CHARS:
+        return _whole(old, True), _whole(new, True)
+    x, y = _TOKEN.findall(old), _TOKEN.findall(new)
+    matcher = difflib.SequenceMatcher(None, x, y, autojunk=False)
+    if matcher.ratio() < MIN_INLINE_RATIO:
         return _whole(old, True), _whole(new, True)
     a: list[dict[str, Any]] = []
     b: list[dict[str, Any]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
-        a += _whole(old[i1:i2], tag != "equal")
-        b += _whole(new[j1:j2], tag != "equal")
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        a += _whole("".join(x[i1:i2]), tag != "equal")
+        b += _whole("".join(y[j1:j2]), tag != "equal")
     return a, b
 
 

@@ -141,3 +141,20 @@ def test_the_history_offers_to_pick_two(alice, problem):
     assert 'action="/submissions/diff/"' in page
     assert f'<input type="checkbox" name="s" value="{a.pk}"' in page
     assert "Diff the two ticked" in page
+
+
+def test_the_diff_folds_long_unchanged_runs_and_marks_words():
+    from judge_site.submissions.code_diff import code_diff
+
+    body = [f"x{i} = {i}" for i in range(20)]
+    old = "\n".join(["a = 1", *body, "return a + b"])
+    new = "\n".join(["a = 2", *body, "return a - b", "# a rewrite of everything here"])
+    diff = code_diff(old, new)
+    kinds = [row["kind"] for row in diff["rows"]]
+    assert kinds == ["replace", "equal", "equal", "equal", "skip", "equal", "equal", "equal",
+                     "replace", "insert"]
+    assert diff["rows"][4]["count"] == 14 and (diff["added"], diff["removed"]) == (3, 2)
+    first = diff["rows"][0]
+    assert [p["text"] for p in first["new"] if p["changed"]] == ["2"]
+    assert [p["text"] for p in diff["rows"][8]["old"] if p["changed"]] == ["+"]
+    assert code_diff(old, old)["same"] and code_diff(old, old)["rows"][0] == {"kind": "skip", "count": 22}

@@ -49,6 +49,7 @@ def test_it_shows_a_small_tensor_whole_with_the_differing_element_marked() -> No
     assert (view["shape"], view["dtype"], view["total"], view["mismatched"]) == ([2, 3], "float32", 6, 1)
     assert view["window"] == {"rows": [0, 2], "cols": [0, 3], "whole": True}
     assert view["first_mismatches"] == [[1, 2]] and view["max_abs_error"] == 4.5
+    assert view["max_rel_error"] == 4.5 / 5
     assert view["expected"]["columns"] == ["0", "1", "2"]
     assert [r["label"] for r in view["got"]["rows"]] == ["[0, :]", "[1, :]"]
     assert marked(view["expected"]) == marked(view["got"]) == [("[1, :]", 2)]
@@ -129,7 +130,7 @@ def test_nan_and_inf_are_marked_and_shown_as_words() -> None:
     e = torch.tensor([0.0, 1.0, math.inf, 3.0])
     g = torch.tensor([math.nan, 1.0, math.inf, -math.inf])
     view = picture(e, g)
-    assert view is not None
+    assert view is not None and view["max_rel_error"] is None  # only 0 or non-finite differ
     # Inf where expected is Inf still counts without allow_nan (the comparison's rule).
     assert marked(view["got"]) == [("[0]", 0), ("[0]", 2), ("[0]", 3)]
     assert [c["v"] for c in cells(view["got"])] == ["nan", "1", "inf", "-inf"]
