@@ -51,7 +51,7 @@ def reset_mail_send(email: str, domain: str, use_https: bool) -> None:
 def mail_off(request: HttpRequest) -> HttpResponse:
     """The page that says this site sends no mail (no EMAIL_HOST) and what to do instead."""
     return render(
-        request, "registration/mail_off.html", status=503 if request.method == "POST" else 200
+        request, "registration/mail_off.html", status=404 if request.method == "POST" else 200
     )
 
 
