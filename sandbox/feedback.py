@@ -115,11 +115,15 @@ def category(verdict: Verdict, wrong_kind: WrongKind | None, details: dict[str, 
 
 
 def for_student(result: TestResult, policy: FeedbackPolicy) -> TestResult:
-    """``result`` as the student may see it. Public tests (and the FULL policy) pass unchanged.
+    """``result`` as the student may see it. Public tests pass unchanged; the FULL policy shows
+    a hidden test whole but for a picture of its values (``compare``: the grader draws none for
+    a hidden test, and one stored anyway is dropped here).
     A hidden test keeps no time either: code that sleeps in proportion to an input value would
     read the hidden inputs out of it, many bits per test."""
-    if result.public or policy == FeedbackPolicy.FULL or result.verdict == Verdict.SK:
+    if result.public or result.verdict == Verdict.SK:
         return result
+    if policy == FeedbackPolicy.FULL:  # all a public test says, but never a picture of values
+        return dataclasses.replace(result, compare=None) if result.compare is not None else result
     if policy == FeedbackPolicy.CATEGORY:
         message = category(result.verdict, result.wrong_kind, result.details)
         return TestResult(

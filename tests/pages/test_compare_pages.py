@@ -158,3 +158,15 @@ def test_the_diff_folds_long_unchanged_runs_and_marks_words():
     assert [p["text"] for p in first["new"] if p["changed"]] == ["2"]
     assert [p["text"] for p in diff["rows"][8]["old"] if p["changed"]] == ["+"]
     assert code_diff(old, old)["same"] and code_diff(old, old)["rows"][0] == {"kind": "skip", "count": 22}
+
+
+def test_the_api_adds_compare_to_a_public_test_and_changes_nothing_else(alice, problem):
+    picture = side_by_side(torch.zeros(2), torch.ones(2), path="output",
+                           tol=Tolerance(1e-5, 1.3e-6), exact=False, allow_nan=False)
+    public = TestResult("small", True, Verdict.WA, "m", WrongKind.VALUE, 1.0, compare=picture)
+    hidden = TestResult("big", False, Verdict.WA, "m", WrongKind.VALUE, 1.0, {"index": [0]})
+    sub = done(alice, problem, tests=[public.to_json(), hidden.to_json()])
+    small, big = login(alice).get(f"/api/v1/submissions/{sub.pk}").json()["tests"]
+    before = ["name", "public", "verdict", "message", "wrong_kind", "time_ms", "details"]
+    assert list(small) == [*before, "compare", "feedback"] and small["compare"] == picture
+    assert list(big) == [*before, "feedback"]

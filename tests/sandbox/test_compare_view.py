@@ -11,7 +11,7 @@ import torch
 
 from sandbox.compare import compare
 from sandbox.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict
-from sandbox.feedback import result_for_student
+from sandbox.feedback import for_student, result_for_student
 from sandbox.problem import Call, Case, Tolerance
 from sandbox.wire import WireTensor
 
@@ -187,6 +187,14 @@ def test_a_failing_hidden_test_never_carries_values(
     for policy in FeedbackPolicy:  # even the FULL policy has no picture of a hidden test
         for test in result_for_student(result, policy).to_json()["tests"]:
             assert ("compare" in test) == (test["public"] and test["verdict"] == "WA")
+
+
+def test_a_hidden_test_is_shown_without_a_picture_even_if_one_was_stored() -> None:
+    stored = TestResult("h", False, Verdict.WA, "m", compare={"expected": {"rows": []}})
+    for policy in FeedbackPolicy:
+        assert for_student(stored, policy).compare is None
+    public = TestResult("p", True, Verdict.WA, "m", compare={"path": "output"})
+    assert for_student(public, FeedbackPolicy.VERDICT) == public
 
 
 def test_a_public_gradient_mismatch_shows_the_gradient() -> None:
