@@ -141,8 +141,11 @@ def launch(request: HttpRequest) -> HttpResponse:
     if not cache.add(f"lti-nonce-used:{lti_launch.registration.pk}:{nonce}", 1, NONCE_USED_TTL_S):
         return refused(request, explain(LtiException("Invalid Nonce: this launch was used")))
     try:
+        # Kept even when the launch is then refused: staff link the LMS course (the context
+        # recorded here) after an instructor's first launch said it was not linked.
         with transaction.atomic():
             sync_data_from_launch(lti_launch)
+        with transaction.atomic():
             if lti_launch.is_deep_link_launch:
                 return deep_linking.picker(request, lti_launch)
             if lti_launch.is_resource_launch:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from jwcrypto.jwk import JWK
-from lti_tool.models import LtiUser
+from lti_tool.models import LtiContext, LtiUser
 
 from judge_site.courses.models import Membership, Role
 from judge_site.lti.models import AssignmentLink
@@ -71,6 +71,8 @@ def test_an_unlinked_lms_course_gets_a_page_saying_who_links_it(
     assert response.status_code == 403
     text = response.content.decode()
     assert "not linked yet" in text and "admin" in text and "course-ctx-1" in text
+    # The LMS course is now known, for staff to pick in the admin's LTI course links.
+    assert LtiContext.objects.filter(id_on_platform="course-ctx-1").exists()
 
 
 def refusal(response: Any) -> str:
@@ -139,3 +141,33 @@ def test_the_lti_pages_may_be_framed_by_the_registered_platform_only(
     assert f"frame-ancestors 'self' {platform.url} https://lms.example.edu" in policy
     assert "X-Frame-Options" not in page
     assert "frame-ancestors 'none'" in client.get("/accounts/login/")["Content-Security-Policy"]
+
+
+def test_a_link_naming_another_courses_assignment_gets_a_page(
+    client: Any, platform: Any, linked_course: Any, problem: Any
+) -> None:
+    from tests.courses.course_cast import instructor, make_course
+
+    elsewhere = make_assignment(make_course(instructor("olga"), "Other course"), [problem])
+    response = launch(client, platform, custom={"assignment_id": str(elsewhere.pk)})
+    assert response.status_code == 404 and "deep linking" in refusal_text(response)
+    assert "_auth_user_id" not in client.session
+
+
+def refusal_text(response: Any) -> str:
+    assert 'id="lti-next-step"' in response.content.decode()
+    return response.content.decode()
+
+
+def test_staff_see_links_and_grade_pushes_in_the_admin(
+    client: Any, platform: Any, linked_course: Any
+) -> None:
+    from judge_site.lti.models import CourseLink
+
+    staff = get_user_model().objects.create_superuser("root", "root@example.org", "x")
+    client.force_login(staff)
+    link = CourseLink.objects.get()
+    for path in ("/admin/lti/courselink/", f"/admin/lti/courselink/{link.pk}/change/",
+                 "/admin/lti/gradepush/", "/admin/lti/assignmentlink/",
+                 "/admin/lti_tool/ltiregistration/", "/admin/lti/courselink/add/"):
+        assert client.get(path).status_code == 200, path
