@@ -1,0 +1,26 @@
+"""``{% scratch_panel problem %}``: the problem page's scratchpad (judge_site/submissions/scratch.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from judge_site.catalog.models import Problem
+from judge_site.submissions.scratch import snippets_for
+from sandbox.contracts import SCRATCH_OUTPUT_CHARS
+
+register = template.Library()
+
+
+@register.inclusion_tag("submissions/_scratch.html", takes_context=True)
+def scratch_panel(context: dict[str, Any], problem: Problem) -> dict[str, Any]:
+    snippets = snippets_for(problem)
+    return {
+        "user": context.get("user"),
+        "request": context.get("request"),
+        "problem": problem,
+        "snippets": snippets,
+        "snippet_texts": {s.key: s.text for s in snippets},
+        "limit_chars": SCRATCH_OUTPUT_CHARS,
+    }

@@ -1,0 +1,60 @@
+"""The problem page's scratchpad panel and its starter snippets (judge_site/submissions/scratch.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.test import Client
+from judge_cast import make_problem
+
+from judge_site.submissions.scratch import snippets_for
+
+pytestmark = pytest.mark.django_db
+
+
+def snippet_json(html: str) -> dict[str, str]:
+    found = re.search(r'<script id="scratch-snippets" type="application/json">(.*?)</script>', html,
+                      re.S)
+    assert found, "no snippets on the page"
+    return json.loads(found.group(1))
+
+
+def test_the_problem_page_offers_the_scratchpad_with_its_chapters_snippets(
+    client: Client, alice, problem
+):
+    client.force_login(alice)
+    html = client.get("/problems/48/").content.decode()
+    assert 'id="scratchpad"' in html and 'id="scratch-script"' in html
+    assert 'data-api="/api/v1/submissions"' in html and "scratch/scratch.js" in html
+    snippets = snippet_json(html)
+    assert set(snippets) == {"input", "time", "compare"}
+    # Problem 48's starter: embed(ids, weight, pad_id); the chapter compares with F.embedding.
+    assert "out = embed(ids, weight, pad_id)\nprint(out)" in snippets["input"]
+    assert "ids = torch.tensor([1, 5, 0, 7])" in snippets["input"]
+    assert "torch.nn.functional.embedding(ids, weight)" in snippets["compare"]
+    assert "time.perf_counter()" in snippets["time"]
+    for text in snippets.values():
+        compile(text, "snippet", "exec")  # every snippet is Python that parses
+
+
+def test_a_visitor_is_asked_to_log_in_and_gets_no_editor(client: Client, problem):
+    html = client.get("/problems/48/").content.decode()
+    assert 'id="scratchpad"' in html and 'id="scratch-script"' not in html
+    assert "to run your own lines in the sandbox" in html
+
+
+def test_snippets_skip_kernels_and_helpers_and_survive_a_starter_without_functions(db):
+    triton = make_problem(60, slug="k", chapter="Triton kernels", starter_code=(
+        "import triton\n\n@triton.jit\ndef softmax_kernel(x_ptr, n):\n    pass\n\n"
+        "def _helper(a):\n    return a\n\ndef softmax(x, dim=-1):\n    return x\n"))
+    (make, *_rest) = snippets_for(triton)
+    assert "out = softmax(x)\n" in make.text and "# your function: def softmax(x, dim)" in make.text
+    broken = make_problem(61, slug="b", chapter="Nowhere", starter_code="def f(:\n")
+    (only,) = snippets_for(broken)
+    assert only.key == "input" and "print(x)" in only.text
+    odd = make_problem(62, slug="o", chapter="Nowhere", starter_code="def g(tokens, n=2):\n    ...\n")
+    texts = [s.text for s in snippets_for(odd)]
+    assert "tokens = torch.randn(2, 8)  # the shape and dtype the statement asks for" in texts[0]
+    assert "expected = ...  # the same computation" in texts[2]
