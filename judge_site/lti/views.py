@@ -165,6 +165,10 @@ def launch(request: HttpRequest) -> HttpResponse:
 def _resource_launch(request: HttpRequest, lti_launch: LtiLaunch) -> HttpResponse:
     instructor = services.teaches(lti_launch)
     user = services.account_for(lti_launch)
+    if not user.is_active:
+        raise LaunchRefused(
+            "This account is deactivated", f"The account {user.username} is deactivated here.",
+            "Ask the site's staff why; they can reactivate it in the admin.")
     link = services.course_for(lti_launch)
     services.membership_sync(link.course, user, instructor)
     assignment = services.assignment_for(lti_launch, link.course)
