@@ -69,8 +69,10 @@ def _buckets_of(
     row = rows.annotate(v=value).filter(v__isnull=False).aggregate(**aggregates)
     counts = [(_le(le), float(row[f"le{index}"])) for index, le in enumerate(buckets)]
     counts.append(("+Inf", float(row["count"])))
-    total = row["total"] or 0.0
-    return counts, total if seconds else total.total_seconds() if total else 0.0
+    total: Any = row["total"]
+    if total is None:
+        return counts, 0.0
+    return counts, float(total) if seconds else total.total_seconds()
 
 
 def _le(value: float) -> str:
