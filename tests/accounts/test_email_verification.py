@@ -63,3 +63,8 @@ def test_a_signed_link_confirms_the_address_before_any_reset_mail(
     assert new_link != link
     assert b"address changed" in Client().get(link).content
     assert Client().get(new_link).status_code == 200
+    # "Send the link again" mails the current address another link.
+    client.post("/accounts/email/", {"email": "dora@third.org", "rejudge_notices": "on"})
+    resent = client.post("/accounts/email/", {"action": "resend"}, follow=True)
+    assert b"A new link was sent to dora@third.org" in resent.content
+    assert [m["To"] for m in inbox.wait_for(5)[3:]] == ["dora@third.org"] * 2
