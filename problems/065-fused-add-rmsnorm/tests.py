@@ -105,6 +105,10 @@ CASES: list[Case] = [
          lambda g: Call((torch.randn(3, 8, generator=g), torch.randn(8, generator=g),
                          torch.randn(8, generator=g))),
          note="x [3, 8], residual [8]: ValueError, no broadcasting", tags=("validation",)),
+    Case("forward_dtype_mismatch", "add_rms_norm",
+         lambda g: Call((torch.randn(3, 8, generator=g), torch.randn(3, 8, generator=g).to(torch.bfloat16),
+                         torch.randn(8, generator=g))),
+         note="x float32, residual bfloat16: ValueError, no type promotion", tags=("validation",)),
     # hidden: backward
     Case("backward_random", "add_rms_norm_backward", lambda g: _backward(g),
          note="[2, 6, 32]: dweight sums over both leading dimensions"),
@@ -129,4 +133,12 @@ CASES: list[Case] = [
          lambda g: Call((torch.randn(3, 8, generator=g), torch.randn(8, generator=g),
                          torch.randn(3, 8, generator=g), torch.randn(2, 8, generator=g))),
          note="grad_h [2, 8] for h [3, 8]: ValueError", tags=("validation",)),
+    Case("backward_grad_out_broadcast", "add_rms_norm_backward",
+         lambda g: Call((torch.randn(3, 8, generator=g), torch.randn(8, generator=g),
+                         torch.randn(8, generator=g), torch.randn(3, 8, generator=g))),
+         note="grad_out [8] for h [3, 8] would broadcast: ValueError", tags=("validation",)),
+    Case("backward_weight_broadcast", "add_rms_norm_backward",
+         lambda g: Call((torch.randn(3, 8, generator=g), torch.randn(1, generator=g),
+                         torch.randn(3, 8, generator=g), torch.randn(3, 8, generator=g))),
+         note="weight [1] for d = 8 would broadcast: ValueError", tags=("validation",)),
 ]

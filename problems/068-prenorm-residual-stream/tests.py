@@ -54,6 +54,20 @@ def _stack(gen: torch.Generator, layers: int, b: int = 2, t: int = 4, d: int = 1
     return Call((x, stack, 1.0 + 0.2 * torch.randn(d, generator=gen), heads))
 
 
+def _extra_key(gen: torch.Generator) -> Call:
+    call = _block(gen, d=8, heads=2, f=8)
+    weights = dict(call.args[1])
+    weights["bias"] = torch.zeros(8)  # every needed key is there, plus one
+    return Call((call.args[0], weights, 2))
+
+
+def _stack_bad_layer(gen: torch.Generator) -> Call:
+    call = _stack(gen, 2, d=8, heads=2, f=8)
+    layers = [dict(layer) for layer in call.args[1]]
+    layers[1]["bias"] = torch.zeros(8)  # the second layer has an extra key
+    return Call((call.args[0], layers, *call.args[2:]))
+
+
 def _bad_key(gen: torch.Generator) -> Call:
     call = _block(gen, d=8, heads=2, f=8)
     weights = dict(call.args[1])
@@ -95,6 +109,8 @@ CASES: list[Case] = [
          note="4 heads do not divide d = 10: ValueError", tags=("validation",)),
     Case("block_bad_key", "prenorm_block", _bad_key,
          note="a weight dict with a wrong key: ValueError", tags=("validation",)),
+    Case("block_extra_key", "prenorm_block", _extra_key,
+         note="every key plus an extra one: ValueError (exactly the keys)", tags=("validation",)),
     Case("block_bad_shape", "prenorm_block", _bad_shape,
          note="w_up [10, d] against w_gate [f, d]: ValueError", tags=("validation",)),
     Case("stack_three", "residual_stream", lambda g: _stack(g, 3),
@@ -104,4 +120,6 @@ CASES: list[Case] = [
     Case("stack_bad_final_norm", "residual_stream",
          lambda g: Call((torch.randn(1, 2, 4, generator=g), [], torch.ones(3), 2)),
          note="final_norm [3] for d = 4: ValueError", tags=("validation",)),
+    Case("stack_bad_layer", "residual_stream", _stack_bad_layer,
+         note="the second of two layers has an extra key: ValueError", tags=("validation",)),
 ]
