@@ -98,8 +98,9 @@ def rejudge_item_judge(item_id: int) -> str:
     seed = None if item.rejudge.fresh_seed else sub.secret_seed  # None: a new one is drawn
     try:
         package = submission_services.package_of(sub.problem.package_dir, sub.problem.version)
+        scratch = {"script": sub.script} if sub.mode == Mode.SCRATCH else {}  # its own lines
         result = submission_services._judge_source(package, sub.code, sub.mode, lambda _: None,
-                                                   secret_seed=seed)
+                                                   secret_seed=seed, **scratch)
     except Exception as exc:  # the engine failed: the submission keeps its verdict
         logger.exception("rejudge item %s failed", item_id)
         mine.update(status=RejudgeStatus.FAILED, finished_at=timezone.now(),
