@@ -76,4 +76,12 @@ CASES: list[Case] = [
          lambda g: Call((torch.randn(8, generator=g).bfloat16(), _layer(g, 4, 8, 4)[0],
                          torch.rand(4, 3, generator=g), 4)),
          note="3 scales per row for K / g = 2: ValueError", tags=("validation",)),
+    Case("x_3d", "w4a16_gemv",
+         lambda g: Call((torch.randn(2, 3, 8, generator=g).bfloat16(), *_layer(g, 4, 8, 4), 4)),
+         note="x [2, 3, K] would broadcast through a matmul: ValueError", tags=("validation",)),
+    Case("group_not_dividing", "w4a16_gemv",
+         lambda g: Call((torch.randn(8, generator=g).bfloat16(), _layer(g, 4, 8, 4)[0],
+                         torch.rand(4, 2, generator=g), 3)),
+         note="group_size 3 does not divide K = 8 (scales [N, K // 3]): ValueError",
+         tags=("validation",)),
 ]
