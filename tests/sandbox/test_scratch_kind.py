@@ -131,3 +131,23 @@ def test_a_package_cannot_declare_itself_of_the_scratch_kind(
     result = judge(toy, SOLUTION, mode=Mode.RUN, backend=local_backend)
     assert result.verdict == Verdict.IE and "not a problem kind" in result.message
     assert "output" not in result.to_json()
+
+
+def test_a_scratch_run_through_the_confined_grader_keeps_its_script_and_output(
+    toy: ProblemPackage,
+) -> None:
+    """The Docker backend's path: the grader process gets the script in its job and sends the
+    output back (local subprocesses here, as in tests/sandbox/test_confined.py)."""
+    from sandbox.backends.base import get_backend
+    from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
+
+    runner = get_backend("local", command=[str(GRADER_SCRIPT)])
+    spec = SandboxSpec(memory_mib=3072, pids=256, tmpfs_mib=256, wall_time_s=600)
+    graders = ConfinedGraders(lambda: runner.start(spec), max_age_s=600)
+    try:
+        result = graders.judge(toy, SOLUTION, mode=Mode.SCRATCH, backend=get_backend("local"),
+                               domain="toy", script=PRINTS_A_TENSOR)
+    finally:
+        graders.close()
+    assert result.shown_verdict is None and result.environment["grader"] == "confined"
+    assert "tensor([[ 1.,  3.,  5.]," in (result.output or "")
