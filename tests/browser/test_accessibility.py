@@ -122,6 +122,8 @@ def test_the_main_pages_have_no_serious_violation_in_either_theme(
     right = judged(alice, problem48, correct, monkeypatch)
     Submission.objects.filter(pk=right.pk).update(benchmark=BENCH, environment={"peak": PEAK})
 
+    page.goto("/accounts/login/")  # the anonymous layout, links inside sentences
+    check(page, axe_source, "login")
     log_in(page, "alice")
     page.goto("/")
     check(page, axe_source, "problem-list")

@@ -49,7 +49,9 @@
         var fb = el("tr", { "class": "feedback-row" });
         var td = fb.appendChild(el("td", { colspan: "3", "class": "msg" }));
         lines.forEach(function (line) {
-          td.appendChild(el(line.cls === "traceback" ? "pre" : "div", line.cls ? { "class": line.cls } : {}, line.text));
+          td.appendChild(line.cls === "traceback"  // a tab stop: a keyboard user scrolls it
+            ? el("pre", { "class": line.cls, tabindex: "0" }, line.text)
+            : el("div", line.cls ? { "class": line.cls } : {}, line.text));
         });
         body.appendChild(fb);
       }
@@ -84,7 +86,7 @@
       status.setAttribute("data-verdict", data.verdict || "");
     }
     panel.appendChild(status);
-    if (data.status === "done" && data.message) panel.appendChild(el("pre", { "class": "traceback" }, data.message));
+    if (data.status === "done" && data.message) panel.appendChild(el("pre", { "class": "traceback", tabindex: "0" }, data.message));
     if (data.status === "done" && data.benchmark) panel.appendChild(benchmark(data.benchmark));
     if ((data.tests || []).length) panel.appendChild(testsTable(data.tests));
     if (detailUrl) {
