@@ -17,7 +17,7 @@ MINE = "# my attempt <b>\ndef embed(ids, weight, pad_id):\n    return None\n"
 
 
 def editor_text(page: str) -> str:
-    start = page.index('aria-label="Your solution">') + len('aria-label="Your solution">')
+    start = page.index(">", page.index('aria-label="Your solution"')) + 1
     raw = page[start : page.index("</textarea>", start)]
     return html.unescape(raw.removeprefix("\n"))  # a browser drops the textarea's first newline
 
