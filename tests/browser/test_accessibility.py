@@ -184,3 +184,15 @@ def test_a_keyboard_user_skips_to_the_content_and_leaves_the_editor(page, proble
     page.keyboard.press("Shift+Tab")
     assert not page.evaluate("() => document.querySelector('.CodeMirror').CodeMirror.hasFocus()")
     assert page.evaluate("() => document.activeElement.closest('#statement, .page-title') !== null")
+
+    # Without CodeMirror (scripts/build_assets not run) the plain textarea keeps the same keys.
+    page.route("**/vendor/codemirror/**", lambda route: route.abort())
+    page.goto("/problems/48/")
+    assert page.locator(".CodeMirror").count() == 0  # the page has loaded: no editor was made
+    page.focus("#code")
+    page.keyboard.press("Control+Home")
+    page.keyboard.press("Tab")
+    assert page.input_value("#code").startswith("    ") and focused(page) == "code"
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert focused(page) == "a:Log in to run or submit"
