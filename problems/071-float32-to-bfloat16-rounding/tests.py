@@ -138,4 +138,11 @@ CASES: list[Case] = [
          lambda g: Call((torch.randn(3, generator=g), "stochastic",
                          torch.tensor([5, -1, 7], dtype=torch.int32))),
          note="a random value of -1: ValueError", tags=("validation",)),
+    Case("error_bits_float", "to_bfloat16",
+         lambda g: Call((torch.randn(3, generator=g), "stochastic",
+                         _random_bits(g, 3).float())),
+         note="random_bits as a float tensor (values in range): ValueError", tags=("validation",)),
+    Case("nearest_ignores_bits", "to_bfloat16",
+         lambda g: Call((torch.randn(4, generator=g), "nearest", torch.randn(5, generator=g))),
+         note="rounding = 'nearest' with unusable random_bits: ignored, no error"),
 ]
