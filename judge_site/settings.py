@@ -447,6 +447,9 @@ JUDGE_PACKAGES_DIR = Path(envstr("JUDGE_PACKAGES_DIR", str(BASE_DIR / "media" / 
 # rejudge-worker), so they never wait in front of a student's judging on cpu/gpu.
 JUDGE_REJUDGE_QUEUE = envstr("JUDGE_REJUDGE_QUEUE", "rejudge")
 JUDGE_CHECK_QUEUE = envstr("JUDGE_CHECK_QUEUE", JUDGE_REJUDGE_QUEUE)
+# Rejudges and checks of problems that can run on a GPU, while a GPU worker is alive: consumed by
+# GPU workers only (compose gpu-worker), never re-timed on a CPU (submissions/routing.py).
+JUDGE_GPU_REJUDGE_QUEUE = envstr("JUDGE_GPU_REJUDGE_QUEUE", "gpu-rejudge")
 # /metrics answers staff holding staff.view_metrics (session or API token) and
 # "Authorization: Bearer <this>" when set.
 JUDGE_METRICS_TOKEN = envstr("JUDGE_METRICS_TOKEN", "")

@@ -47,7 +47,20 @@ def packages_dir() -> Path:
 
 
 def _enqueue_check(version_id: int) -> None:
-    enqueue("staff.check_version", (version_id,), queue=settings.JUDGE_CHECK_QUEUE)
+    enqueue("staff.check_version", (version_id,), queue=_check_queue_of(version_id))
+
+
+def _check_queue_of(version_id: int) -> str:
+    """The check's queue: the GPU workers' while one is alive for a package that can run on a
+    GPU (routing.check_queue), else JUDGE_CHECK_QUEUE."""
+    from judge_site.submissions.routing import check_queue
+
+    version = ProblemVersion.objects.filter(pk=version_id).first()
+    try:
+        device = load_package(Path(version.package_dir)).device if version else "cpu"
+    except (PackageError, OSError, ValueError):  # the check itself reports a broken package
+        device = "cpu"
+    return check_queue(device)
 
 
 def package_upload(actor: Any, data: bytes, filename: str = "") -> ProblemVersion:

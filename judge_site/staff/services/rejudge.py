@@ -2,9 +2,11 @@
 
 Each submission is one task on the low-priority queue JUDGE_REJUDGE_QUEUE ("rejudge"), which
 only a worker of its own consumes, so a rejudge never waits in front of a student's judging on
-``cpu``/``gpu``. A rejudge never puts a submission back to ``queued``/``running``: the student
-keeps seeing the old result until the new one is written in one UPDATE, and the one-running-
-judging-per-user rule of the student queues never waits for a rejudge.
+``cpu``/``gpu``; a GPU problem's (or a GPU-timed submission's) goes to JUDGE_GPU_REJUDGE_QUEUE,
+served by GPU workers only, while one is alive, and a CPU result never replaces a GPU timing.
+A rejudge never puts a submission back to ``queued``/``running``: the student keeps seeing the
+old result until the new one is written in one UPDATE, and the one-running-judging-per-user rule
+of the student queues never waits for a rejudge.
 """
 
 from __future__ import annotations
@@ -24,15 +26,26 @@ from judge_site.core.queueing import enqueue
 from judge_site.staff.models import Rejudge, RejudgeItem, RejudgeStatus
 from judge_site.staff.services.audit import audit_record
 from judge_site.staff.services.rejudge_notices import rejudge_notices_queue
+from judge_site.submissions import routing, stats
 from judge_site.submissions import services as submission_services
-from judge_site.submissions import stats
 from judge_site.submissions.models import Mode, Status, Submission, fields_from_result
+from judge_site.submissions.routing import judged_on_gpu
 
 logger = logging.getLogger(__name__)
 
 
 def _enqueue_item(item_id: int) -> None:
-    enqueue("staff.rejudge_item", (item_id,), queue=settings.JUDGE_REJUDGE_QUEUE)
+    enqueue("staff.rejudge_item", (item_id,), queue=_item_queue(item_id))
+
+
+def _item_queue(item_id: int) -> str:
+    """A GPU problem's item (or one judged on a GPU before) goes to the GPU workers' queue while
+    one is alive (routing.background_queue); any other to JUDGE_REJUDGE_QUEUE."""
+    row = RejudgeItem.objects.filter(pk=item_id).values_list(
+        "submission__problem__device", "submission__environment").first()
+    if row is None:
+        return str(settings.JUDGE_REJUDGE_QUEUE)
+    return routing.background_queue(row[0], settings.JUDGE_REJUDGE_QUEUE, judged_on_gpu(row[1]))
 
 
 def _enqueue_items(ids: list[int]) -> None:
@@ -108,6 +121,13 @@ def rejudge_item_judge(item_id: int) -> str:
         _maybe_finish(item.rejudge_id)
         return "failed"
     fields = fields_from_result(result, sub.problem.version)
+    if judged_on_gpu(sub.environment) and not judged_on_gpu(fields["environment"]):
+        # A GPU timing is never replaced by a CPU's (Triton's interpreter): no GPU worker took it.
+        mine.update(status=RejudgeStatus.FAILED, finished_at=timezone.now(),
+                    message="not applied: judged on a CPU, and this submission's result was "
+                            "timed on a GPU; rejudge it again while a GPU worker is running")
+        _maybe_finish(item.rejudge_id)
+        return "kept: GPU result"
     with transaction.atomic():
         if Submission.objects.filter(pk=sub.pk, status=Status.DONE).update(**fields):
             stats.stats_refresh_pair(sub.user_id, sub.problem_id)  # the aggregates follow
