@@ -105,4 +105,12 @@ CASES: list[Case] = [
          note="gradient: 2 * lse * softmax / T", tags=("grad",)),
     Case("z_bf16", "router_z_loss", lambda g: Call((_logits(g, 10, 4, dtype=torch.bfloat16),)),
          note="bfloat16 logits, a float32 loss"),
+    Case("z_not_2d", "router_z_loss", lambda g: Call((torch.randn(8, generator=g),)),
+         note="1-D logits: ValueError, not a loss", tags=("validation",)),
+    Case("z_int_logits", "router_z_loss",
+         lambda g: Call((torch.randint(-3, 4, (5, 4), generator=g),)),
+         note="integer logits: ValueError", tags=("validation",)),
+    Case("route_int_logits", "route_topk",
+         lambda g: Call((torch.randint(-3, 4, (6, 4), generator=g), 2)),
+         note="integer logits: ValueError", tags=("validation",)),
 ]
