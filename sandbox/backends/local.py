@@ -6,8 +6,9 @@ problem authoring and fast tests. The site refuses it when DEBUG is off unless
 JUDGE_ALLOW_LOCAL_BACKEND is set (see judge_site/submissions/engine.py).
 
 What it does give: a fresh process per judging in its own session (close() kills the whole
-process group), rlimits (address space, CPU time, file size, no core dumps), a private temp
-dir as TMPDIR and HOME removed on close, a minimal environment, and a capped channel.
+process group), rlimits (address space, CPU time, file size, no core dumps; a runner with a
+GPU gets no address-space limit, CUDA needs the room, but a resident-memory watch), a private
+temp dir as TMPDIR and HOME removed on close, a minimal environment, and a capped channel.
 This module must not import torch.
 """
 
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import IO
 
@@ -46,6 +48,7 @@ OUTPUT_NAME = ".judge-output"
 # torch maps a lot of address space it never touches; the limit is memory_mib plus this.
 ADDRESS_SPACE_HEADROOM_MIB = 1024
 FILE_SIZE_LIMIT_MIB = 64
+RSS_POLL_S = 0.1  # a GPU runner's resident memory is read this often (rss_cap_bytes)
 
 
 class _EndOfStream:
@@ -72,16 +75,9 @@ class LocalSandbox(Sandbox):
             # No GPU: @triton.jit kernels run in Triton's interpreter on CPU tensors, as in the
             # triton sandbox image (sandbox/images/Dockerfile.triton). Read only by Triton.
             env["TRITON_INTERPRET"] = "1"
-        memory = (spec.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * 1024 * 1024
-        cpu_s = int(spec.wall_time_s) + 1
-        fsize = max(FILE_SIZE_LIMIT_MIB, spec.output_kib // 1024 * 4) * 1024 * 1024
-
-        limits = [
-            (resource.RLIMIT_AS, memory),
-            (resource.RLIMIT_CPU, cpu_s),
-            (resource.RLIMIT_FSIZE, fsize),
-            (resource.RLIMIT_CORE, 0),
-        ]
+        limits = rlimits_for(spec)
+        self._rss_cap = rss_cap_bytes(spec)
+        self._oom = False
         self.proc: subprocess.Popen[bytes] | forkserver.ForkedProcess
         if command is None and forkserver.enabled():
             try:  # a runner forked from one that imported torch already (same limits, own session)
@@ -98,6 +94,20 @@ class LocalSandbox(Sandbox):
         self._timer = threading.Timer(spec.wall_time_s, self._kill)
         self._timer.daemon = True
         self._timer.start()
+        if self._rss_cap is not None:
+            threading.Thread(target=self._watch_rss, daemon=True).start()
+
+    def _watch_rss(self) -> None:
+        """A GPU runner has no RLIMIT_AS: its resident memory is read every RSS_POLL_S and the
+        group killed (reported as out of memory) once it passes the cap."""
+        assert self._rss_cap is not None
+        while self.proc.poll() is None and self._exit is None:
+            rss = proc_rss_bytes(self.proc.pid)
+            if rss is not None and rss > self._rss_cap:
+                self._oom = True
+                self._kill()
+                return
+            time.sleep(RSS_POLL_S)
 
     def _popen(
         self, python: str, command: list[str] | None, env: dict[str, str],
@@ -215,7 +225,8 @@ class LocalSandbox(Sandbox):
                 tail = f.read().decode("utf-8", "replace")
         self._exit = SandboxExit(
             exit_code=code,
-            oom_killed=False,  # no OOM killer here: RLIMIT_AS makes allocations fail instead
+            # RLIMIT_AS makes a CPU runner's allocations fail instead; a GPU runner's watch kills
+            oom_killed=self._oom,
             killed_by_us=self._killed,
             output_tail=tail,
             output_exceeded=size > self.spec.output_kib * 1024,
@@ -256,6 +267,42 @@ class LocalBackend(Backend):
         return LocalSandbox(spec, self.python, self.command)
 
 
+def rlimits_for(spec: SandboxSpec) -> list[tuple[int, int]]:
+    """The runner's rlimits. Without a GPU: address space (memory + headroom), CPU time, file
+    size, no core. With one (``gpu_id`` set) no RLIMIT_AS: CUDA reserves far more virtual
+    address space than it uses (tens of GiB for unified addressing) and dies before the hello
+    under any useful cap; its host memory is bounded by rss_cap_bytes' watch instead."""
+    memory = (spec.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * 1024 * 1024
+    cpu_s = int(spec.wall_time_s) + 1
+    fsize = max(FILE_SIZE_LIMIT_MIB, spec.output_kib // 1024 * 4) * 1024 * 1024
+    limits = [
+        (resource.RLIMIT_CPU, cpu_s),
+        (resource.RLIMIT_FSIZE, fsize),
+        (resource.RLIMIT_CORE, 0),
+    ]
+    if spec.gpu_id is None:
+        limits.insert(0, (resource.RLIMIT_AS, memory))
+    return limits
+
+
+def rss_cap_bytes(spec: SandboxSpec) -> int | None:
+    """A GPU runner's resident-memory cap (memory + the CUDA context's headroom), polled from
+    outside every RSS_POLL_S: a burst shorter than that can pass it (the local backend is no
+    security boundary; a Docker sandbox's cgroup bounds it exactly). None without a GPU."""
+    if spec.gpu_id is None:
+        return None
+    return (spec.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * 1024 * 1024
+
+
+def proc_rss_bytes(pid: int) -> int | None:
+    """Process ``pid``'s resident set (/proc/PID/statm, second field, in pages), or None."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 _TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
 
 
