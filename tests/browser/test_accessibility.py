@@ -178,7 +178,7 @@ def test_a_keyboard_user_skips_to_the_content_and_leaves_the_editor(page, proble
     page.keyboard.press("Escape")  # Esc then Tab: out, to the next control after the editor
     page.keyboard.press("Tab")
     assert focused(page) == "a:Log in to run or submit"
-    page.keyboard.press("Shift+Tab")  # back in: Tab indents again
+    page.keyboard.press("Shift+Tab")  # a plain Shift+Tab from there comes back in
     assert page.evaluate("() => document.querySelector('.CodeMirror').CodeMirror.hasFocus()")
     page.keyboard.press("Escape")  # Esc then Shift+Tab: out, to the control before it
     page.keyboard.press("Shift+Tab")
