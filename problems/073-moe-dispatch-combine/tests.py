@@ -137,6 +137,12 @@ CASES: list[Case] = [
     Case("slots_negative_capacity", "assign_slots",
          lambda g: Call((torch.tensor([[0, 1]]), 4, -1)), note="capacity -1: ValueError",
          tags=("inputs",)),
+    Case("slots_int32_experts", "assign_slots",
+         lambda g: Call((torch.randint(0, 4, (5, 2), generator=g, dtype=torch.int32), 4, 2)),
+         note="int32 expert ids: ValueError (int64 only)", tags=("inputs",)),
+    Case("slots_no_experts", "assign_slots",
+         lambda g: Call((torch.zeros(0, 2, dtype=torch.int64), 0, 1)),
+         note="num_experts = 0 (no tokens, so no id is out of range): ValueError", tags=("inputs",)),
     # hidden: dispatch
     Case("dispatch_random", "moe_dispatch", lambda g: _dispatch(g),
          note="20 tokens, top-2 of 5, capacity 6: some drops", tags=("dispatch",)),
@@ -156,6 +162,10 @@ CASES: list[Case] = [
          lambda g: Call((torch.randn(3, 4, generator=g), torch.tensor([[0, 1], [1, 0], [0, 1]]),
                          torch.tensor([[0, 0], [0, 1]]), 2, 2)),
          note="slots for 2 tokens, experts for 3: ValueError", tags=("inputs",)),
+    Case("dispatch_tokens_mismatch", "moe_dispatch",
+         lambda g: Call((torch.randn(4, 4, generator=g), torch.tensor([[0, 1], [1, 0], [0, 1]]),
+                         torch.tensor([[0, 0], [0, 1], [1, 1]]), 2, 2)),
+         note="experts and slots for 3 tokens, x of 4: ValueError", tags=("inputs",)),
     # hidden: combine
     Case("combine_random", "moe_combine", lambda g: _combine(g),
          note="20 tokens, top-2 of 5, capacity 6: some drops", tags=("combine",)),
