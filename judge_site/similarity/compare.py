@@ -134,12 +134,22 @@ def shared_segments(
 
 
 def _segments(code: str, doc: fingerprints.Document, shared: set[int]) -> list[Segment]:
+    """``code`` cut at the runs it shares. A run counts from ``WINDOW`` k-grams in a row (the
+    length winnowing always catches): shorter ones are idioms any two solutions have."""
     spans = doc.tokens.spans
-    marked: list[tuple[int, int]] = []
+    runs: list[tuple[int, int]] = []  # first and last k-gram of each run of shared k-grams
     for i, h in enumerate(doc.hashes):
         if h not in shared:
             continue
-        start, end = spans[i][0], spans[i + fingerprints.KGRAM - 1][1]
+        if runs and runs[-1][1] == i - 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    marked: list[tuple[int, int]] = []
+    for first, last in runs:
+        if last - first + 1 < fingerprints.WINDOW:
+            continue
+        start, end = spans[first][0], spans[last + fingerprints.KGRAM - 1][1]
         if marked and start <= marked[-1][1]:
             marked[-1] = (marked[-1][0], max(end, marked[-1][1]))
         else:
