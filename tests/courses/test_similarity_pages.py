@@ -75,6 +75,12 @@ def test_it_answers_a_student_403_and_a_stranger_404(
     assert client.get(f"/courses/{course.pk}/assignments/999999/similarity").status_code == 404
 
 
+def test_the_course_manage_page_links_each_assignments_similarity(client: Any, setting: Any) -> None:
+    ines, course, assignment = setting
+    client.force_login(ines)
+    assert f'href="{_base(course, assignment)}"' in client.get(f"/courses/{course.pk}/manage").content.decode()
+
+
 def test_site_staff_may_read_it_without_being_in_the_course(
     client: Any, setting: Any, charlie: Any
 ) -> None:
