@@ -137,3 +137,28 @@ def test_scratch_runs_share_the_rate_limit_of_run_and_submit(
     refused = post(client, token, body)
     assert refused.status_code == 429 and "per minute" in refused.json()["error"]
     assert Submission.objects.count() == 2
+
+
+def test_manage_py_judge_runs_a_script_and_says_how_it_ended(tmp_path, settings):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    settings.JUDGE_PROBLEMS_DIR = str(TOY.parent)
+    settings.JUDGE_BACKEND = "local"
+    settings.JUDGE_ALLOW_LOCAL_BACKEND = True
+    script = tmp_path / "try.py"
+    script.write_text("import torch\nprint(axpy(torch.ones(2), torch.ones(2), 1.0))\n")
+    out = StringIO()
+    call_command("judge", "900", str(TOY / "solution.py"), "--mode", "scratch",
+                 "--script", str(script), "--json", stdout=out)
+    data = json.loads(out.getvalue())
+    assert (data["verdict"], data["output"]) == (None, "tensor([2., 2.])\n")
+    out = StringIO()
+    call_command("judge", "900", str(TOY / "solution.py"), "--mode", "scratch",
+                 "--script", str(script), stdout=out)
+    assert out.getvalue() == "tensor([2., 2.])\nscratch run: your script ran to its end\n"
+    with pytest.raises(CommandError, match="needs --script"):
+        call_command("judge", "900", str(TOY / "solution.py"), "--mode", "scratch")
+    with pytest.raises(CommandError, match="with --mode scratch only"):
+        call_command("judge", "900", str(TOY / "solution.py"), "--script", str(script))

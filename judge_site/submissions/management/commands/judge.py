@@ -69,7 +69,7 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(result.to_json()))
         elif result.output is not None:
-            self.stdout.write(result.output, ending="\n" if result.output else "")
+            self.stdout.write(result.output, ending="" if result.output.endswith("\n") else "\n")
             ended = result.tests[0].message if result.tests else result.message
             how = f"{result.verdict} ({ended})" if result.shown_verdict else ended
             self.stdout.write(f"scratch run: {how or result.message}")
