@@ -1,22 +1,49 @@
-"""API tokens (one per user) for the JSON API and the command-line client."""
+"""Accounts' tables: API tokens (one per user, stored hashed), registrations, e-mail choices,
+mail requests, rejudge notices."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from django.conf import settings
 from django.db import models
 
+TOKEN_PREFIX_CHARS = 8
+
+
+def token_digest(key: str) -> str:
+    """What the table keeps of a token: its SHA-256, hex. A token is 160 random bits, so a
+    plain digest (no salt, no stretching) cannot be reversed, and it can be looked up."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
 
 class ApiToken(models.Model):
+    """A user's API token, stored as its digest (judge_site/accounts/tokens.py issues and
+    checks them). ``key`` is the token itself, known only to the instance that set it."""
+
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token"
     )
-    key = models.CharField(max_length=64, unique=True)
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=TOKEN_PREFIX_CHARS, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
-        return f"token of {self.user}"
+        return f"token {self.prefix}... of {self.user}"
+
+    @property
+    def key(self) -> str | None:
+        """The token, on the instance that issued it (None once the row was read again)."""
+        plain = self.__dict__.get("_plain_key")
+        return plain if plain is not None and token_digest(plain) == self.digest else None
+
+    @key.setter
+    def key(self, value: str) -> None:
+        self.__dict__["_plain_key"] = value
+        self.digest = token_digest(value)
+        self.prefix = value[:TOKEN_PREFIX_CHARS]
 
     @staticmethod
     def generate_key() -> str:

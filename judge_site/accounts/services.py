@@ -12,7 +12,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils import timezone
 
-from judge_site.accounts.models import ApiToken, Registration
+from judge_site.accounts import tokens
+from judge_site.accounts.models import Registration
 
 
 class SignupRefused(Exception):
@@ -88,13 +89,8 @@ def signup_record(user: AbstractBaseUser, address: str, invite_code: str = "") -
     return Registration.objects.create(user=user, client_ip=address, invite_code=invite_code)
 
 
-def token_rotate(user: AbstractBaseUser) -> ApiToken | None:
-    """Give the user's API token a new key (the old one stops working); None when the user
-    has none. Called when the password changes."""
-    with transaction.atomic():
-        token = ApiToken.objects.select_for_update().filter(user=user).first()
-        if token is None:
-            return None
-        token.key = ApiToken.generate_key()
-        token.save(update_fields=["key"])
-    return token
+def token_rotate(user: AbstractBaseUser) -> bool:
+    """Revoke the user's API token (called when the password changes): the old one stops
+    working and, tokens being stored hashed, a new one is shown only when the user makes it
+    on the token page. False when the user had none."""
+    return tokens.token_revoke(user)

@@ -1,4 +1,4 @@
-"""A password change rotates the user's API token, whatever changed it: the password page,
+"""A password change revokes the user's API token, whatever changed it: the password page,
 the admin, ``manage.py changepassword`` or ``ensure_admin`` (a stolen token must not outlive
 the password its owner changed after noticing)."""
 

@@ -1,4 +1,6 @@
-"""The account page that shows (and can rotate) the user's API token."""
+"""The account page of the user's API token: make one (shown once, on the answer to the
+POST), replace it, revoke it; the page shows the token's prefix, when it was made and when it
+was last used."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from judge_site.accounts import tokens
 from judge_site.accounts.models import ApiToken
 
 
@@ -16,18 +19,24 @@ from judge_site.accounts.models import ApiToken
 @require_http_methods(["GET", "POST"])
 @login_required
 def api_token(request: HttpRequest) -> HttpResponse:
-    token = ApiToken.objects.filter(user=request.user).first()
+    new_key = None
     if request.method == "POST":
-        if token is None:
-            token = ApiToken.objects.create(user=request.user, key=ApiToken.generate_key())
-            messages.success(request, "Your API token was created.")
-        else:
-            token.key = ApiToken.generate_key()
-            token.save(update_fields=["key"])
-            messages.success(request, "Your API token was replaced; the old one no longer works.")
-        return redirect("api_token")
+        action = request.POST.get("action", "create")
+        if action == "revoke":
+            if tokens.token_revoke(request.user):  # type: ignore[arg-type]
+                messages.success(request, "Your API token was revoked: it no longer works.")
+            return redirect("api_token")
+        if action != "create":
+            messages.error(request, "Unknown action: use the buttons on this page.")
+            return redirect("api_token")
+        _, new_key = tokens.token_issue(request.user)  # type: ignore[arg-type]
+    token = ApiToken.objects.filter(user_id=request.user.pk).first()
     return render(
         request,
         "accounts/api_token.html",
-        {"token": token, "base_url": request.build_absolute_uri("/").rstrip("/")},
+        {
+            "token": token,
+            "new_key": new_key,
+            "base_url": request.build_absolute_uri("/").rstrip("/"),
+        },
     )

@@ -29,45 +29,18 @@ an instructor on an instructor's route, 404 a course the caller is not a member 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
+from judge_site.core.api import caller as _caller
+from judge_site.core.api import error as _error
+from judge_site.core.api import read_body as _body
 from judge_site.courses import export, grading, invitations, scoreboard, selectors, services
 from judge_site.courses.models import Course, Membership, Role
-
-# One authentication for all of /api/v1: tokens are read (and checked) in one place.
-from judge_site.submissions.api import _authenticate, _error
-
-MAX_BODY_BYTES = 64 * 1024
-
-
-def _caller(request: HttpRequest) -> AbstractBaseUser | JsonResponse:
-    user = _authenticate(request)
-    if isinstance(user, JsonResponse):
-        return user
-    if not user.is_authenticated:
-        return _error("authentication required (header: Authorization: Token <key>)", 401)
-    return user  # type: ignore[return-value]
-
-
-def _body(request: HttpRequest, limit: int = MAX_BODY_BYTES) -> dict[str, Any] | JsonResponse:
-    if len(request.body or b"") > limit:
-        return _error(f"body: at most {limit // 1024} KiB")
-    try:
-        body = json.loads(request.body or b"{}")
-    except RecursionError:
-        return _error("body: not valid JSON (nested too deeply)")
-    except ValueError:
-        return _error("body: not valid JSON")
-    if not isinstance(body, dict):
-        return _error("body: expected a JSON object")
-    return body
 
 
 def _instructor(user: AbstractBaseUser, course_id: int) -> Membership | JsonResponse:
@@ -79,7 +52,7 @@ def _instructor(user: AbstractBaseUser, course_id: int) -> Membership | JsonResp
     return membership
 
 
-@csrf_exempt  # CSRF is enforced in _authenticate for cookie-based requests
+@csrf_exempt  # CSRF is enforced in core.api.authenticate for cookie-based requests
 @require_http_methods(["POST"])
 def courses(request: HttpRequest) -> JsonResponse:
     user = _caller(request)

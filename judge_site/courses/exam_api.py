@@ -25,11 +25,13 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
+from judge_site.core.api import caller as _caller
+from judge_site.core.api import error as _error
+from judge_site.core.api import read_body as _body
 from judge_site.courses import exams as rules
 from judge_site.courses import scoreboard, selectors, services
-from judge_site.courses.api import _body, _caller, _instructor
+from judge_site.courses.api import _instructor
 from judge_site.courses.models import Exam, Membership, Role
-from judge_site.submissions.api import _error
 
 
 def _member_exam(

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from judge_site.accounts.models import ApiToken
+from judge_site.accounts.tokens import user_for_key
 from judge_site.catalog.models import Problem
 from judge_site.catalog.zips import MAX_ZIP_BYTES
 from judge_site.core.middleware import private
@@ -230,9 +230,9 @@ def _metrics_access(request: HttpRequest) -> int:
         configured = str(settings.JUDGE_METRICS_TOKEN or "")
         if configured and hmac.compare_digest(token.encode(), configured.encode()):
             return 200
-        owner = ApiToken.objects.filter(key=token).select_related("user").first()
-        if owner is not None and owner.user.is_active:
-            readers.append(owner.user)
+        owner = user_for_key(token)
+        if owner is not None:
+            readers.append(owner)
     staff = [reader for reader in readers if reader.is_staff]
     if any(can(reader, VIEW_METRICS) for reader in staff):
         return 200

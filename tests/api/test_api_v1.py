@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from judge_cast import make_problem, token_for
 
-from judge_site.accounts.models import ApiToken
+from judge_site.accounts.models import ApiToken, token_digest
 from judge_site.submissions.models import Status, Submission
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -178,13 +178,18 @@ def test_token_requests_need_no_csrf(alice, problem, enqueued):
     assert Submission.objects.get().status == Status.QUEUED
 
 
-def test_create_api_token_prints_a_stable_key(alice, capsys):
+def test_create_api_token_prints_a_working_key_last(client, alice, capsys):
     call_command("create_api_token", "alice")
-    first = capsys.readouterr().out.strip()
-    call_command("create_api_token", "alice")
-    assert capsys.readouterr().out.strip() == first == ApiToken.objects.get(user=alice).key
+    first = capsys.readouterr().out.strip().splitlines()[-1]
+    assert token_digest(first) == ApiToken.objects.get(user=alice).digest
+    # Stored hashed: a second call cannot print the first token again, so it replaces it.
     call_command("create_api_token", "alice", "--rotate")
-    assert capsys.readouterr().out.strip() != first
+    out = capsys.readouterr()
+    second = out.out.strip().splitlines()[-1]
+    assert second != first and "replaced" in out.err
+    problems = "/api/v1/problems"
+    assert client.get(problems, HTTP_AUTHORIZATION=f"Token {first}").status_code == 401
+    assert client.get(problems, HTTP_AUTHORIZATION=f"Token {second}").status_code == 200
 
 
 def test_a_request_body_over_djangos_cap_is_a_400_naming_code(client, alice, problem, enqueued):

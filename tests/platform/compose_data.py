@@ -19,7 +19,10 @@ from judge_site.catalog.models import Draft
 from judge_site.submissions.models import Submission
 print("SNAPSHOT", json.dumps({
     "users": sorted([u.username, u.password] for u in get_user_model().objects.all()),
-    "tokens": sorted([t.user.username, t.key] for t in ApiToken.objects.select_related("user")),
+    "tokens": sorted(  # the digest (stored hashed since issue 41; before, the key itself)
+        [t.user.username, getattr(t, "digest", None) or hashlib.sha256(t.key.encode()).hexdigest()]
+        for t in ApiToken.objects.select_related("user")
+    ),
     "drafts": sorted(
         [d.user.username, d.problem.number, d.code]
         for d in Draft.objects.select_related("user", "problem")

@@ -1,4 +1,9 @@
-"""manage.py create_api_token USER: print the user's API token, creating it if needed."""
+"""manage.py create_api_token USER: make USER a new API token and print it (last line).
+
+Tokens are stored hashed, so an existing token cannot be printed again: when USER has one, it
+is replaced (the old one stops working) and a note on stderr says so. ``--rotate`` is kept for
+the scripts that pass it (it is what happens anyway).
+"""
 
 from __future__ import annotations
 
@@ -7,25 +12,28 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from judge_site.accounts import tokens
 from judge_site.accounts.models import ApiToken
 
 
 class Command(BaseCommand):
-    help = "Print USER's API token (created if missing; --rotate replaces it)."
+    help = "Make USER a new API token and print it (an existing one is replaced)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("username")
-        parser.add_argument("--rotate", action="store_true", help="replace an existing token")
+        parser.add_argument(
+            "--rotate", action="store_true", help="replace an existing token (always done)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         User = get_user_model()
         user = User.objects.filter(**{User.USERNAME_FIELD: options["username"]}).first()
         if user is None:
             raise CommandError(f"no user {options['username']!r}")
-        token, created = ApiToken.objects.get_or_create(
-            user=user, defaults={"key": ApiToken.generate_key()}
-        )
-        if options["rotate"] and not created:
-            token.key = ApiToken.generate_key()
-            token.save(update_fields=["key"])
-        self.stdout.write(token.key)
+        if ApiToken.objects.filter(user_id=user.pk).exists():
+            self.stderr.write(
+                f"{options['username']} had a token: it was replaced and no longer works "
+                "(tokens are stored hashed and cannot be shown again)"
+            )
+        _, key = tokens.token_issue(user)
+        self.stdout.write(key)
