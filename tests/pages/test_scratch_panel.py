@@ -58,3 +58,21 @@ def test_snippets_skip_kernels_and_helpers_and_survive_a_starter_without_functio
     texts = [s.text for s in snippets_for(odd)]
     assert "tokens = torch.randn(2, 8)  # the shape and dtype the statement asks for" in texts[0]
     assert "expected = ...  # the same computation" in texts[2]
+
+
+def test_a_scratch_runs_page_shows_its_lines_and_what_they_printed(client: Client, alice, problem):
+    from judge_site.submissions.models import Submission
+
+    done = Submission.objects.create(
+        user=alice, problem=problem, mode="scratch", code="x = 1\n", script="print(x + 1)\n",
+        status="done", verdict="", output="2\n",
+        tests=[{"name": "script", "public": True, "verdict": "AC", "message": "your script ran "
+                "to its end", "wrong_kind": None, "time_ms": 3.0, "details": {}}],
+    )
+    queued = Submission.objects.create(user=alice, problem=problem, mode="scratch", code="x = 1\n",
+                                       script="print(x)\n")
+    client.force_login(alice)
+    html = client.get(f"/submissions/{done.pk}/").content.decode()
+    assert 'id="scratch-lines"' in html and "print(x + 1)" in html
+    assert '<pre id="scratch-printed" tabindex="0">2\n</pre>' in html
+    assert "(nothing yet)" in client.get(f"/submissions/{queued.pk}/").content.decode()
