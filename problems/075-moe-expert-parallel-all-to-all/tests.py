@@ -129,6 +129,10 @@ CASES: list[Case] = [
     Case("counts_int32_choices", "a2a_counts",
          lambda g: Call(([_choices(g, 3, 2, 4).int(), _choices(g, 3, 2, 4)], 4)),
          note="int32 choices: ValueError", tags=("errors",)),
+    Case("counts_no_experts", "a2a_counts",
+         lambda g: Call(([torch.zeros(0, 2, dtype=torch.int64), torch.zeros(0, 2, dtype=torch.int64)], 0)),
+         note="num_experts = 0 over 2 ranks with no tokens (0 % 2 == 0): ValueError, not positive",
+         tags=("errors",)),
     # hidden: a2a_offsets
     Case("offsets_random", "a2a_offsets", lambda g: Call((_random_counts(g),)),
          note="5 ranks, random counts", tags=("offsets",)),
@@ -165,4 +169,7 @@ CASES: list[Case] = [
          note="expert id 9 with E = 8: ValueError", tags=("errors",)),
     Case("order_not_divisible", "send_order", lambda g: Call((_choices(g, 5, 2, 6), 6, 4)),
          note="6 experts over 4 ranks: ValueError", tags=("errors",)),
+    Case("order_no_experts", "send_order",
+         lambda g: Call((torch.zeros(0, 2, dtype=torch.int64), 0, 2)),
+         note="num_experts = 0, no tokens: ValueError (a positive multiple)", tags=("errors",)),
 ]
