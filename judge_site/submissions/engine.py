@@ -41,6 +41,7 @@ from sandbox.backends.cpu_sets import (
     available_cpus,
     cpuset_for_process,
 )
+from sandbox.bench.gpu_quiet import GpuQuiet
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.phases import TimedBackend, wait_for_closes
 from sandbox.problem import ProblemPackage
@@ -367,6 +368,7 @@ def judge_source(
                 "with the image JUDGE_SANDBOX_IMAGES maps it to",
             )
     quiet = _QuietCpus(backend, gpu=gpu_id is not None)
+    gpu_quiet = GpuQuiet(gpu_id)  # the GPU read through NVML before its timing, and recorded
     pool = getattr(backend, "pool", None)
     if Mode(mode) != Mode.SUBMIT or package.benchmark is None:
         pool = None  # only a judging with a timed phase holds the refills
@@ -374,7 +376,7 @@ def judge_source(
         pool.hold()  # no refill of the sandbox this judging takes until its timing is over
     timed = TimedBackend(
         backend,
-        before_timing=quiet.before,
+        before_timing=gpu_quiet.following(quiet.before),
         after_timing=quiet.after,
         close_in_background=_close_in_background,
     )
@@ -407,6 +409,7 @@ def judge_source(
     result.environment["host"] = host_name()
     if quiet.info:
         result.environment.update(quiet.info)
+    gpu_quiet.mark(result.environment)
     return result
 
 
