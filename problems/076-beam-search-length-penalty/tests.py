@@ -178,5 +178,17 @@ CASES: list[Case] = [
          lambda g: Call((torch.zeros(2, 3), torch.zeros(2, 4, 5), torch.ones(2, 3, dtype=torch.int64),
                          torch.zeros(2, 3, dtype=torch.bool), 1, 0, 1.0)),
          note="beam log-probs for 3 beams, token log-probs for 4: ValueError", tags=("errors",)),
+    Case("step_lengths_broadcast", "beam_search_step",
+         lambda g: Call((-torch.rand(2, 3, generator=g),
+                         torch.log_softmax(torch.randn(2, 3, 5, generator=g), dim=-1),
+                         torch.full((2, 1), 2, dtype=torch.int64),
+                         torch.zeros(2, 3, dtype=torch.bool), 1, 0, 1.0)),
+         note="lengths [B, 1] would broadcast: ValueError", tags=("errors",)),
+    Case("step_finished_broadcast", "beam_search_step",
+         lambda g: Call((-torch.rand(2, 3, generator=g),
+                         torch.log_softmax(torch.randn(2, 3, 5, generator=g), dim=-1),
+                         torch.full((2, 3), 2, dtype=torch.int64),
+                         torch.tensor([False, True, False]), 1, 0, 1.0)),
+         note="finished [K] would broadcast: ValueError", tags=("errors",)),
 ]
 
