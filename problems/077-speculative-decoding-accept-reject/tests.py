@@ -287,6 +287,9 @@ CASES: list[Case] = [
     Case("accept_token_out_of_range", "acceptance_probs",
          lambda g: Call((_probs(g, 2, 3, 5), torch.tensor([[0, 1, 2], [3, 5, 0]]), _probs(g, 2, 4, 5))),
          note="a drafted token id equal to V: IndexError", tags=("errors",)),
+    Case("accept_token_negative", "acceptance_probs",
+         lambda g: Call((_probs(g, 2, 3, 5), torch.tensor([[0, 1, 2], [3, -1, 0]]), _probs(g, 2, 4, 5))),
+         note="a drafted token id of -1: IndexError (no wrapping to V - 1)", tags=("errors",)),
     # hidden: residual_probs
     Case("residual_random", "residual_probs", lambda g: _residual_random(g),
          note="max(0, p - q) renormalised over the vocabulary", tags=("residual",)),
@@ -321,4 +324,7 @@ CASES: list[Case] = [
     Case("step_bad_shape", "speculative_step",
          lambda g: Call((_probs(g, 2, 3, 5), torch.zeros(2, 2, dtype=torch.int64), _probs(g, 2, 4, 5), 0)),
          note="draft_tokens [B, k - 1]: ValueError", tags=("errors",)),
+    Case("step_token_out_of_range", "speculative_step",
+         lambda g: Call((_probs(g, 2, 3, 5), torch.tensor([[0, 1, 2], [3, 5, 0]]), _probs(g, 2, 4, 5), 0)),
+         note="a drafted token id equal to V: IndexError", tags=("errors",)),
 ]
