@@ -1,4 +1,5 @@
-"""Offline command line: ``python -m sandbox judge problems/<folder> FILE``.
+"""Offline command line: ``python -m sandbox judge problems/<folder> FILE``
+(``--mode scratch --script F``: run F's lines after FILE, no test).
 
 Judges a file against a problem package on this machine, by default with the public tests
 (``--mode run``) and the local backend, which is NOT a security boundary: judge only code
@@ -24,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     judge_cmd.add_argument("problem_dir", type=Path)
     judge_cmd.add_argument("file", type=Path)
     judge_cmd.add_argument("--mode", choices=[m.value for m in Mode], default=Mode.RUN.value)
+    judge_cmd.add_argument("--script", type=Path, default=None,
+                           help="with --mode scratch: the lines to run after FILE")
     judge_cmd.add_argument("--json", action="store_true", help="print one JSON object")
     judge_cmd.add_argument("--backend", default="local")
     judge_cmd.add_argument(
@@ -36,9 +39,14 @@ def main(argv: list[str] | None = None) -> int:
     from sandbox.feedback import format_result, result_for_student
     from sandbox.grader import judge
 
+    if (args.mode == Mode.SCRATCH) != (args.script is not None):
+        print("error: --mode scratch goes with --script F (the lines to run after FILE)",
+              file=sys.stderr)
+        return 1
     try:
         package = load_package(args.problem_dir)
         source = args.file.read_text(encoding="utf-8", errors="replace")
+        script = args.script.read_text(encoding="utf-8", errors="replace") if args.script else ""
     except (PackageError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -49,10 +57,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     result = result_for_student(
         judge(package, source, mode=Mode(args.mode), backend=backend,
-              kernels_root=args.kernels_root),
+              kernels_root=args.kernels_root, script=script),
         package.feedback_hidden,
     )
-    print(json.dumps(result.to_json()) if args.json else format_result(result))
+    if args.json:
+        print(json.dumps(result.to_json()))
+    elif result.output is not None:  # a scratch run
+        from sandbox.kinds.scratch import format_scratch
+
+        print(format_scratch(result))
+    else:
+        print(format_result(result))
     return 1 if result.verdict == Verdict.IE else 0
 
 

@@ -23,6 +23,7 @@ from sandbox.contracts import (
     SCRATCH_CUT_NOTE,
     SCRATCH_OUTPUT_CHARS,
     SLACK_S,
+    JudgeResult,
     TestResult,
     Verdict,
 )
@@ -80,3 +81,12 @@ class ScratchKind(Kind):
             f"your script raised {error['type']}: {error['message']}"[:2000],
             time_ms=time_ms, details={**details, "traceback": error["traceback"]},
         )
+
+
+def format_scratch(result: JudgeResult) -> str:
+    """A scratch run as a terminal shows it (both command lines): what the script printed, then
+    one line of how it ended."""
+    ended = result.message or (result.tests[0].message if result.tests else "")
+    how = f"{result.verdict} ({ended})" if result.shown_verdict else ended
+    text = result.output or ""
+    return text + ("" if not text or text.endswith("\n") else "\n") + f"scratch run: {how}"

@@ -151,3 +151,17 @@ def test_a_scratch_run_through_the_confined_grader_keeps_its_script_and_output(
         graders.close()
     assert result.shown_verdict is None and result.environment["grader"] == "confined"
     assert "tensor([[ 1.,  3.,  5.]," in (result.output or "")
+
+
+def test_the_offline_command_runs_a_script_after_the_file(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sandbox.__main__ import main
+
+    script = tmp_path / "try.py"
+    script.write_text("import torch\nprint(axpy(torch.ones(2), torch.ones(2), 1.0))\n")
+    solution = str(TOY_DIR / "solution.py")
+    assert main(["judge", str(TOY_DIR), solution, "--mode", "scratch", "--script", str(script)]) == 0
+    assert capsys.readouterr().out == "tensor([2., 2.])\nscratch run: your script ran to its end\n"
+    assert main(["judge", str(TOY_DIR), solution, "--mode", "scratch"]) == 1
+    assert "goes with --script" in capsys.readouterr().err

@@ -69,10 +69,9 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(result.to_json()))
         elif result.output is not None:
-            self.stdout.write(result.output, ending="" if result.output.endswith("\n") else "\n")
-            ended = result.tests[0].message if result.tests else result.message
-            how = f"{result.verdict} ({ended})" if result.shown_verdict else ended
-            self.stdout.write(f"scratch run: {how or result.message}")
+            from sandbox.kinds.scratch import format_scratch
+
+            self.stdout.write(format_scratch(result))
         else:
             self.stdout.write(format_result(result))
             # Last, so that ``--seed`` can judge these very inputs again.
