@@ -126,8 +126,9 @@ class Tokens:
 
 
 def _symbol(value: str) -> str:
-    # One code point per normalized token: a k-gram is then a plain slice of a string. Above
-    # the BMP's surrogates, in the 20 private planes' range: never a control character.
+    # One code point per normalized token: a k-gram is then a plain slice of a string. Planes
+    # 1 to 15 (never a surrogate, so it always encodes): two tokens of a problem's few hundred
+    # distinct ones sharing a code point only merges two attribute names.
     return chr(0x10000 + zlib.crc32(value.encode()) % 0xF0000)
 
 
