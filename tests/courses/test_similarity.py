@@ -151,6 +151,13 @@ def test_the_command_refuses_a_bad_threshold_and_says_the_range(
         _command("--assignment", str(assignment.pk), "--threshold", threshold)
 
 
+def test_the_commands_help_says_json_lines() -> None:
+    from judge_site.similarity.management.commands.similarity import Command
+
+    text = " ".join(Command().create_parser("manage.py", "similarity").format_help().split())
+    assert "JSON Lines: one object per pair per line" in text and "--threshold X" in text
+
+
 def test_the_command_says_how_to_find_an_assignments_id(db: Any) -> None:
     with pytest.raises(CommandError, match="No assignment 999999: .*assignments"):
         _command("--assignment", "999999")
