@@ -1,6 +1,7 @@
 """A small command-line client of the judge's API (standard library only).
 
     python -m judge_site.cli submit 48 my.py [--mode run|submit] [--url URL] [--token KEY]
+    python -m judge_site.cli submit 48 my.py --mode scratch --script try.py  (prints its output)
     python -m judge_site.cli problems
 
 URL and token default to the environment variables JUDGE_URL and JUDGE_TOKEN (get a token on
@@ -72,12 +73,14 @@ def submit(
     out: TextIO | None = None,
     poll_s: float = 1.0,  # the longest wait between polls (the first ones come at 0.1 s)
     max_wait_s: float = 900.0,
+    script: str | None = None,  # a scratch run's lines (mode "scratch")
 ) -> dict[str, Any]:
     """Submit, print progress as tests finish, return the final submission JSON."""
     out = out or sys.stdout
-    created = client.call(
-        "POST", "/api/v1/submissions", {"problem": problem, "code": code, "mode": mode}
-    )
+    body: dict[str, Any] = {"problem": problem, "code": code, "mode": mode}
+    if script is not None:
+        body["script"] = script
+    created = client.call("POST", "/api/v1/submissions", body)
     sub_id = created["id"]
     print(f"submission #{sub_id} queued ({mode})", file=out, flush=True)
     shown = 0
@@ -105,6 +108,10 @@ def submit(
 
 
 def _print_verdict(data: dict[str, Any], out: TextIO) -> None:
+    if data.get("mode") == "scratch":  # what the script printed; a verdict for errors only
+        print(data.get("output") or "(your script printed nothing)", file=out)
+        print(f"verdict: {data.get('verdict') or 'none (your script ran to its end)'}", file=out)
+        return
     print(f"verdict: {data.get('verdict')}", file=out)
     if data.get("message"):
         print(data["message"], file=out)
@@ -131,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = commands.add_parser("submit", help="submit a file and wait for the verdict")
     sub.add_argument("problem", help="problem number or slug")
     sub.add_argument("file", type=Path)
-    sub.add_argument("--mode", choices=["run", "submit"], default="submit")
+    sub.add_argument("--mode", choices=["run", "submit", "scratch"], default="submit")
+    sub.add_argument("--script", type=Path, default=None,
+                     help="with --mode scratch: the lines to run after FILE")
     commands.add_parser("problems", help="list the problems")
     args = parser.parse_args(argv)
     if not args.token:
@@ -145,17 +154,19 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         try:
             code = args.file.read_text()
+            script = args.script.read_text() if args.script is not None else None
         except OSError as exc:
-            print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+            print(f"error: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
             return 2
-        data = submit(client, args.problem, code, args.mode)
+        data = submit(client, args.problem, code, args.mode, script=script)
     except ApiError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     _print_verdict(data, sys.stdout)
-    return 0 if data.get("verdict") == "AC" else 1
+    clean = data.get("verdict") is None if args.mode == "scratch" else data.get("verdict") == "AC"
+    return 0 if clean else 1
 
 
 if __name__ == "__main__":

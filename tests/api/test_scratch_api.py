@@ -162,3 +162,23 @@ def test_manage_py_judge_runs_a_script_and_says_how_it_ended(tmp_path, settings)
         call_command("judge", "900", str(TOY / "solution.py"), "--mode", "scratch")
     with pytest.raises(CommandError, match="with --mode scratch only"):
         call_command("judge", "900", str(TOY / "solution.py"), "--script", str(script))
+
+
+def test_the_api_client_runs_a_scratch_script_and_prints_its_output(
+    live_server, alice, toy, monkeypatch, tmp_path, capsys
+):
+    from judge_site import cli
+
+    monkeypatch.setattr(services, "_enqueue",
+                        lambda sid, queue, countdown=0: services.submission_judge(sid))
+    mine, script = tmp_path / "mine.py", tmp_path / "try.py"
+    mine.write_text(SOLUTION)
+    script.write_text("import torch\nprint(axpy(torch.zeros(2), torch.ones(2), 5.0))\n")
+    argv = ["--url", live_server.url, "--token", token_for(alice), "submit", "900", str(mine),
+            "--mode", "scratch", "--script", str(script)]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "tensor([1., 1.])\n" in out and "verdict: none (your script ran to its end)" in out
+    script.write_text("1 / 0\n")
+    assert cli.main(argv) == 1
+    assert "verdict: RE" in capsys.readouterr().out
