@@ -41,6 +41,22 @@ MISTAKES = [
     ("50", "WA/flags_counted_not_shaped.py", "logits_needs_column", "WA"),
     ("51", "WA/scalar_id_as_row.py", "embed_ids_scalar", "WA"),
     ("55", "WA/bias_key_present.py", "attention_bias_false_explicit", "WA"),
+    ("65", "WA/dtypes_not_checked.py", "forward_dtype_mismatch", "WA"),
+    ("65", "WA/backward_checks_grad_h_only.py", "backward_grad_out_broadcast", "WA"),
+    ("68", "WA/extra_keys_accepted.py", "block_extra_key", "WA"),
+    ("69", "WA/group_size_zero_unchecked.py", "quantize_group_zero", "WA"),
+    ("70", "WA/shapes_checked_loosely.py", "x_3d", "WA"),
+    ("71", "WA/float_bits_accepted.py", "error_bits_float", "WA"),
+    ("71", "RE/bits_checked_for_every_rounding.py", "nearest_ignores_bits", "RE"),
+    ("72", "WA/int_logits_accepted.py", "route_int_logits", "WA"),
+    ("72", "WA/z_loss_unchecked.py", "z_not_2d", "WA"),
+    ("73", "WA/slots_checks_ids_only.py", "slots_int32_experts", "WA"),
+    ("73", "WA/dispatch_ignores_x_tokens.py", "dispatch_tokens_mismatch", "WA"),
+    ("74", "WA/top_p_above_one_accepted.py", "probs_top_p_above_one", "WA"),
+    ("74", "WA/shape_and_draws_unchecked.py", "probs_not_2d", "WA"),
+    ("75", "WA/zero_experts_accepted.py", "counts_no_experts", "WA"),
+    ("76", "WA/lengths_finished_unchecked.py", "step_lengths_broadcast", "WA"),
+    ("77", "WA/negative_token_not_refused.py", "accept_token_negative", "WA"),
 ]
 
 
