@@ -36,6 +36,8 @@ class SimilarityRun(models.Model):
     total = models.PositiveIntegerField(default=0)
     documents = models.PositiveIntegerField(default=0)
     pairs_scored = models.PositiveIntegerField(default=0)
+    # Pairs at or above the threshold; the MAX_STORED highest of them are stored.
+    pairs_found = models.PositiveIntegerField(default=0)
     message = models.TextField(blank=True)
     # Problem number (as a string: JSON keys) -> the fingerprints found in more than half of the
     # class's code, left out of every score; the pair page leaves them unmarked too.
@@ -64,6 +66,10 @@ class SimilarityRun(models.Model):
 
 class SimilarityPair(models.Model):
     """Two students' code for one problem, ``a`` the one whose username sorts first."""
+
+    # A run keeps this many of its highest pairs (a threshold of 0 over 200 students would
+    # otherwise store some 100,000 rows nobody reads).
+    MAX_STORED = 2000
 
     run = models.ForeignKey(SimilarityRun, on_delete=models.CASCADE, related_name="pairs")
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="+")

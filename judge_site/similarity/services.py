@@ -130,11 +130,12 @@ def _store(run: SimilarityRun, report: compare.Report) -> None:
         SimilarityPair.objects.bulk_create(
             SimilarityPair(run=run, problem_id=problems[m.problem], a_submission_id=m.a_submission,
                            b_submission_id=m.b_submission, score=m.score)
-            for m in report.matches
+            for m in report.matches[: SimilarityPair.MAX_STORED]
         )
         SimilarityRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
             status=RunStatus.DONE, finished_at=timezone.now(), done=F("total"),
             documents=report.documents, pairs_scored=report.pairs_scored,
+            pairs_found=len(report.matches),
             boilerplate={str(k): v for k, v in report.boilerplate.items()},
         )
 

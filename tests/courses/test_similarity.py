@@ -127,7 +127,8 @@ def test_the_command_prints_one_json_object_per_pair_per_line(
     a = accepted(ann, problem, ORIGINAL, ago(hours=1))
     b = accepted(ben, problem, COPY, ago(hours=1))
     c = accepted(cid, problem, ORIGINAL.replace("out.dtype", "weight.dtype"), ago(hours=1))
-    lines, _ = _command("--assignment", str(assignment.pk), "--json", "--threshold", "0.5")
+    lines, summary = _command("--assignment", str(assignment.pk), "--json", "--threshold", "0.5")
+    assert summary.startswith("3 submissions, 3 pairs scored, 3 at or above 0.5, in ")
     rows = [json.loads(line) for line in lines]
     assert all(set(r) == KEYS for r in rows) and len(rows) == 3
     assert rows[0] == {"a": "ann", "b": "cid", "problem": 48, "score": rows[0]["score"],

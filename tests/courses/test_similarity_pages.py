@@ -191,3 +191,19 @@ def test_a_run_the_queue_cannot_take_says_so(
     run = SimilarityRun.objects.get()
     assert run.status == RunStatus.FAILED and "task queue could not be reached" in run.message
     assert "task queue could not be reached" in client.get(_base(course, assignment)).content.decode()
+
+
+def test_a_run_keeps_its_highest_pairs_and_says_how_many_it_found(
+    client: Any, setting: Any, sent: list[Any], django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ines, course, assignment = setting
+    monkeypatch.setattr(SimilarityPair, "MAX_STORED", 1)
+    client.force_login(ines)
+    base = _base(course, assignment)
+    run = _run_now(client, base, sent, django_capture_on_commit_callbacks, threshold="0")
+    assert run.pairs_found == 3 and run.pairs.count() == 1
+    assert run.pairs.get().a_submission.user.username == "alice"  # alice ~ cid, the highest
+    page = " ".join(client.get(base).content.decode().split())
+    assert "3 at or above 0; the 1 highest are listed" in page
+

@@ -9,7 +9,6 @@ Without it, a table for people. Computed in this process (nothing is stored, no 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from typing import Any
 
@@ -55,9 +54,10 @@ class Command(BaseCommand):
                 self.stdout.write(json.dumps(match.to_json()))
         else:
             self._table(report, threshold)
-        sys.stderr.write(
+        self.stderr.write(
             f"{report.documents} submissions, {report.pairs_scored} pairs scored, "
-            f"{len(report.matches)} at or above {threshold:g}, in {elapsed:.1f} s\n"
+            f"{len(report.matches)} at or above {threshold:g}, in {elapsed:.1f} s",
+            style_func=lambda text: text,  # a summary, not an error: never coloured red
         )
 
     def _table(self, report: compare.Report, threshold: float) -> None:
