@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sandbox.bench.shape_rule import gpu_shape_problems
 from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
 from sandbox.hints import failing_names, hinted_checks_failed, package_hint_items
 from sandbox.problem import Case, PackageError, ProblemPackage, inline_kernels, kernels_module_path
@@ -149,6 +150,8 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
                 problems.append(f"{shape.name}: {exc}")
             if shape.fn not in package.functions:
                 problems.append(f"{shape.name}: fn {shape.fn!r} is not a declared function")
+            if shape.device == "gpu":  # GiBs of inputs, for a GPU: proved by its cost model
+                continue
             try:
                 from sandbox.inputs import INPUT_KINDS, build_inputs  # torch: only for the check
 
@@ -161,6 +164,9 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
                 problems.append(f"{shape.name}: inputs do not build: {type(exc).__name__}: {exc}")
         report.add("static: benchmark baselines and inputs resolve", not problems, "; ".join(problems))
         _cost_checks(package, report)
+        gpu_problems, proved = gpu_shape_problems(package)
+        report.add("static: GPU shapes sized for the device (L2, speed of light)",
+                   not gpu_problems, "; ".join(gpu_problems) or proved)
 
 
 def _cost_checks(package: ProblemPackage, report: CheckReport) -> None:
@@ -180,6 +186,8 @@ def _cost_checks(package: ProblemPackage, report: CheckReport) -> None:
         if shape.cost is None:
             continue
         found = shape.cost.problems()
+        if shape.device == "gpu" and not found:  # not built on a CPU (GiBs of inputs)
+            continue
         problems += [f"{shape.name}: {p}" for p in found]
         if found:
             continue

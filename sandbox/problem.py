@@ -100,6 +100,7 @@ class BenchShape:
     baseline: str | None = None
     case: str | None = None
     cost: CostModel | None = None  # bytes and flops that must move (sandbox/bench/cost.py)
+    device: str = "any"  # where it is timed: "cpu", "gpu" or "any" (sandbox/bench/shape_rule.py)
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,14 @@ def package_version(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def _shape_device(path: Path, shape: dict[str, Any]) -> str:
+    device = shape.get("device", "any")
+    if device not in ("cpu", "gpu", "any"):
+        raise PackageError(f"{path / 'problem.toml'}: shape {shape.get('name')!r}: `device` "
+                           "must be cpu, gpu or any")
+    return str(device)
+
+
 def _cost(path: Path, shape: dict[str, Any]) -> CostModel | None:
     try:
         return parse_cost(shape.get("cost"))
@@ -287,6 +296,7 @@ def load_package(path: Path | str) -> ProblemPackage:
                     baseline=s.get("baseline", bench_raw["baseline"]),
                     case=s.get("case"),
                     cost=_cost(path, s),
+                    device=_shape_device(path, s),
                 )
                 for s in bench_raw.get("shapes", [])
             ],

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from sandbox.backends.cpu_sets import CONTENDED_CPU_PRESSURE, PressureMeter
 from sandbox.bench.peak import Peak, SpeedOfLight, speed_of_light
+from sandbox.bench.shape_rule import shapes_for
 from sandbox.bench.stats import paired_ratio, quartiles, relative_error, spread
 from sandbox.bench.timing import (
     FINE_BUDGET_CONTENDED_S,
@@ -405,12 +406,13 @@ def run_benchmark(
     baseline ("kernels.module:function") to its function name there; ``cases``: the
     package's test cases (their comparisons re-verify timed outputs)."""
     bench = package.benchmark
-    if bench is None or not bench.shapes:
+    shapes = shapes_for(bench.shapes, device) if bench is not None else []
+    if bench is None or not shapes:
         return None, None
     rng = random.SystemRandom()
-    budget = bench.max_time_s / len(bench.shapes)
+    budget = bench.max_time_s / len(shapes)
     results = []
-    for shape in bench.shapes:
+    for shape in shapes:
         baseline_fn = baseline_names[shape.baseline or bench.baseline]
         result, wrong = bench_shape(
             sub_session, base_session, package, shape, baseline_fn, device, budget, rng, cases,
