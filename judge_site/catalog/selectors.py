@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 
 from judge_site.catalog.models import Difficulty, Draft, Problem
+from judge_site.core import gates
 from judge_site.core.prepared import PreparedQuery
 from judge_site.submissions.models import BestResult, Mode, Submission
 
@@ -55,8 +56,20 @@ def problem_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Probl
     return visible_problems(bool(getattr(user, "is_staff", False)))
 
 
+def problem_readable(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> bool:
+    """Whether ``user`` may read ``problem``: a published one, staff, or an unpublished one
+    that a later app opens to them (an exam's, judge_site/core/gates.py). Never listed."""
+    return (problem.published or bool(getattr(user, "is_staff", False))
+            or gates.reads_unpublished(user, problem))
+
+
 def problem_get(user: AbstractBaseUser | AnonymousUser, number: int) -> Problem | None:
-    return problem_visible_to(user).filter(number=number).first()
+    found = problem_visible_to(user).filter(number=number).first()
+    if found is None and getattr(user, "is_authenticated", False):
+        hidden = Problem.objects.filter(number=number, published=False).first()
+        if hidden is not None and problem_readable(user, hidden):
+            return hidden
+    return found
 
 
 # The problem page's reads, compiled once (judge_site/core/prepared.py): the problem with its
@@ -112,12 +125,17 @@ class ProblemPage:
 
 def problem_page(user: AbstractBaseUser | AnonymousUser, number: int) -> ProblemPage | None:
     """The problem ``number`` as ``problem_get`` finds it, with its counters and hint
-    overrides (one query)."""
-    row = _PAGE.first(bool(getattr(user, "is_staff", False)), number=number)
+    overrides (one query; a second only where a signed-in user asks for an unpublished one)."""
+    staff = bool(getattr(user, "is_staff", False))
+    row = _PAGE.first(staff, number=number)
+    if row is None and not staff and getattr(user, "is_authenticated", False):
+        row = _PAGE.first(True, number=number)  # an exam's unpublished problem, maybe
     if row is None:
         return None
     width = len(_PROBLEM_FIELDS)
     problem = Problem.from_db("default", list(_PROBLEM_FIELDS), list(row[:width]))
+    if not problem_readable(user, problem):
+        return None
     counters, hints = row[width:width + 5], row[width + 5:]
     return ProblemPage(
         problem,

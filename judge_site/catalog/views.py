@@ -81,8 +81,9 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             "judging": judging_route(problem),
             "code": selectors.draft_code(request.user, problem) or problem.starter_code,
             # The package's notes.md (tensor or practice): shown after the user's accepted Submit.
-            "solution_notes": selectors.solution_notes(request.user, problem),
-            "stats_html": statistics_html(problem, page.counters),
+            # Inside an exam window neither the notes nor the statistics are shown.
+            "solution_notes": None if gate else selectors.solution_notes(request.user, problem),
+            "stats_html": "" if gate else statistics_html(problem, page.counters),
             "hints": hints_for(request.user, problem, page.hint_override),
             "exam_gate": gate,
         },

@@ -4,7 +4,9 @@ and the judging's package. Apps import one way (core <- catalog <- submissions <
 the courses app registers its functions here in its AppConfig.ready().
 
 A gate answers None when it has nothing to say (the common case: no exam covers the problem),
-else a ``Gate``. A pin answers the package (folder, content hash) a submission must be judged
+else a ``Gate``. A reader answers whether a user who is not staff may read an unpublished
+problem now (an exam's instructor; its student inside their own window): everyone else gets the
+catalog's usual 404 for it. A pin answers the package (folder, content hash) a submission must be judged
 against, or None for the problem's current version.
 """
 
@@ -35,9 +37,11 @@ class Gate:
 
 ProblemGate = Callable[[Any, Any, datetime], "Gate | None"]
 PackagePin = Callable[[Any], "tuple[str, str] | None"]
+UnpublishedReader = Callable[[Any, Any, datetime], bool]
 
 _gates: list[ProblemGate] = []
 _pins: list[PackagePin] = []
+_readers: list[UnpublishedReader] = []
 
 
 def register_problem_gate(gate: ProblemGate) -> None:
@@ -48,6 +52,19 @@ def register_problem_gate(gate: ProblemGate) -> None:
 def register_package_pin(pin: PackagePin) -> None:
     if pin not in _pins:
         _pins.append(pin)
+
+
+def register_unpublished_reader(reader: UnpublishedReader) -> None:
+    if reader not in _readers:
+        _readers.append(reader)
+
+
+def reads_unpublished(user: Any, problem: Any, now: datetime | None = None) -> bool:
+    """Whether a reader lets ``user`` (signed in, not staff) read the unpublished ``problem``."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    when = now or timezone.now()
+    return any(reader(user, problem, when) for reader in _readers)
 
 
 def problem_gate(user: Any, problem: Any, now: datetime | None = None) -> Gate | None:

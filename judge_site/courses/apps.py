@@ -14,3 +14,4 @@ class CoursesConfig(AppConfig):
 
         gates.register_problem_gate(exams.problem_gate)
         gates.register_package_pin(exams.package_pin)
+        gates.register_unpublished_reader(exams.unpublished_reader)

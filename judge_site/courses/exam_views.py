@@ -48,6 +48,7 @@ def exam_detail(request: HttpRequest, membership: Membership, exam_id: int) -> H
         "problems": problems if is_instructor or window.running else [],
         "board": board, "seats": seats,
         "frozen_live": is_instructor and scoreboard.is_frozen(exam, now),
+        "public_problems": exams.public_problems(exam, now) if is_instructor else [],
     })
 
 

@@ -8,7 +8,13 @@ Rules (docs/courses.md, "Exams and contests"):
   closes_at at the latest; an extension (``extra_min``) lengthens it, past closes_at too.
 - The exam's problems are visible to the course's students only inside their own window:
   before it the problem page says when the exam opens, after it that their time ended. The
-  course's instructors and site staff always see them. Hints are off for students.
+  course's instructors and site staff always see them. Hints, the notes after an AC and the
+  statistics are off for students.
+- An exam may cover unpublished problems (site staff put them in): such a problem is read only
+  by the exam's students inside their own window, its course's instructors and site staff;
+  everyone else gets the catalog's 404 for it, and it is listed nowhere. A published problem
+  stays public: only the course's students are gated, so a real exam uses unpublished ones
+  (the exam's page warns its instructors while it has not opened).
 - A Run or Submit of a student outside their own window is refused (403, saying when), so the
   only submissions of the exam are those inside it.
 - The package version of each problem is recorded when the exam opens (its first start, or a
@@ -135,8 +141,15 @@ def exam_create(
         if assignment is None:
             raise CourseError("assignment: no such assignment in this course", 404)
         problems = [item.problem for item in assignment.items.select_related("problem")]
-    else:
-        problems = _problems(data.get("problems"))
+    else:  # unpublished problems: site staff only (an instructor would read them by it)
+        staff = bool(getattr(actor, "is_staff", False))
+        try:
+            problems = _problems(data.get("problems"), unpublished=staff)
+        except CourseError as exc:
+            if staff or "no published problem" not in exc.message:
+                raise
+            raise CourseError(f"{exc.message} (an exam of an unpublished problem is made by "
+                              "site staff: ask them to add it)") from None
     with transaction.atomic():
         exam = Exam.objects.create(
             course=course, title=title, kind=kind, opens_at=opens, closes_at=closes,
@@ -278,6 +291,26 @@ def problem_gate(user: Any, problem: Any, now: datetime) -> gates.Gate | None:
         if window.phase in ("upcoming", "ready"):
             closed.insert(0, closed.pop())  # the exam still to take says the most
     return closed[0]
+
+
+def unpublished_reader(user: Any, problem: Any, now: datetime) -> bool:
+    """Whether ``user`` (not staff) reads the unpublished ``problem`` now: an instructor of a
+    course with an exam covering it always, its student inside their own window."""
+    covering = Exam.objects.filter(items__problem_id=problem.pk)
+    if Membership.objects.filter(user_id=user.pk, role=Role.INSTRUCTOR,
+                                 course__exams__in=covering).exists():
+        return True
+    gate = problem_gate(user, problem, now)
+    return gate is not None and gate.open
+
+
+def public_problems(exam: Exam, now: datetime) -> list[Problem]:
+    """The published problems of an exam that has not opened: anyone can read them before it
+    (only the course's students are gated), which the exam's page tells its instructors."""
+    if now >= exam.opens_at:
+        return []
+    return [item.problem for item in exam.items.select_related("problem").order_by("position")
+            if item.problem.published]
 
 
 def package_pin(submission: Any) -> tuple[str, str] | None:

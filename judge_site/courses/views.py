@@ -186,6 +186,9 @@ def course_manage(request: HttpRequest, membership: Membership) -> HttpResponse:
         "extensions": sorted(selectors.extensions_of(course).values(), key=lambda e: e.due_at),
         "exams": list(course.exams.order_by("opens_at", "id")),
         "problems": Problem.objects.filter(published=True).order_by("number"),
+        # Site staff may put unpublished problems in an exam (courses/exams.py).
+        "exam_problems": (Problem.objects.all() if request.user.is_staff
+                          else Problem.objects.filter(published=True)).order_by("number"),
     })
 
 

@@ -12,6 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
 from judge_site.catalog.models import Problem
+from judge_site.catalog.selectors import problem_readable as readable
 from judge_site.catalog.selectors import visible_problems
 from judge_site.core import requests
 from judge_site.core.api import authenticate, caller, error, parse_body
@@ -63,7 +64,7 @@ def submissions(request: HttpRequest) -> JsonResponse:
     if "problem" not in body:
         return error("problem: missing (a number or a slug)")
     problem = _problem_from(body["problem"])
-    if problem is None or (not problem.published and not user.is_staff):
+    if problem is None or not readable(user, problem):  # an exam's unpublished one: inside
         shown = requests.shorten(body["problem"])
         return error(
             f"problem: no such problem {shown} (a number or a slug)", 404 if problem else 400

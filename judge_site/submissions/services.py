@@ -26,6 +26,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.core import gates
@@ -114,7 +115,7 @@ def submission_create(
             "mode", f"mode must be 'run', 'submit' or 'scratch', not {mode!r}"
         )
     script = _script_checked(mode, script)
-    if not problem.published and not getattr(user, "is_staff", False):
+    if not catalog_selectors.problem_readable(user, problem):  # an exam's: inside its window
         raise SubmissionError("problem", f"problem {problem.number} is not published", status=404)
     gate = gates.problem_gate(user, problem)  # an exam window (judge_site/courses/exams.py)
     if gate is not None and not gate.open:

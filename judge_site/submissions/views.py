@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
-from judge_site.core import requests
+from judge_site.core import gates, requests
 from judge_site.courses import selectors as course_selectors
 from judge_site.submissions import roofline, selectors, services, timeline
 from judge_site.submissions.models import Status, VerdictChoice
@@ -186,7 +186,8 @@ def submission_list(request: HttpRequest) -> HttpResponse:
 def leaderboard_problem(request: HttpRequest, number: int) -> HttpResponse:
     # The problem and its counters in one query (the board's size and generation).
     found = catalog_selectors.problem_page(request.user, number)
-    if found is None:
+    if found is None or (not found.problem.published  # an exam's: its instructors, staff
+                         and gates.problem_gate(request.user, found.problem) is not None):
         raise Http404("no such problem")
     generation, _, _, solvers, _ = found.counters or (0, 0, 0, 0, 0)
     board = selectors.leaderboard_problem_page(
