@@ -175,7 +175,9 @@ def normalize(source: str) -> Tokens:
     comma, closing, dot = _sym(","), {_sym(c) for c in _CLOSING}, _sym(".")
     variable, number, string = _sym("V"), _sym("N"), _sym("S")
     for start, kind, value in _LEXER.get_tokens_unprocessed(source):
-        category = _category(kind)
+        category = _CATEGORIES.get(kind)
+        if category is None:
+            category = _category(kind)
         if category == _IS_DROP or value.isspace() or not value:
             continue
         end = start + len(value)
