@@ -144,5 +144,6 @@ CASES: list[Case] = [
          note="random_bits as a float tensor (values in range): ValueError", tags=("validation",)),
     Case("nearest_ignores_bits", "to_bfloat16",
          lambda g: Call((torch.randn(4, generator=g), "nearest", torch.randn(5, generator=g))),
-         note="rounding = 'nearest' with unusable random_bits: ignored, no error"),
+         note="rounding = 'nearest' with unusable random_bits: ignored, no error",
+         tags=("validation",)),
 ]
