@@ -131,6 +131,8 @@ def test_the_instructor_is_warned_of_a_published_problem_before_the_exam_opens(
     assert 'id="exam-public-warning"' not in quiet
     student = page(client, alice, f"/courses/{course.pk}/exams/{public.pk}/").content.decode()
     assert 'id="exam-public-warning"' not in student  # instructors only
+    form = page(client, ines, f"/courses/{course.pk}/manage").content.decode()
+    assert "A published problem stays public" in form and "(unpublished)" not in form
     clock.at(1)  # open now: too late to matter
     opened = page(client, ines, f"/courses/{course.pk}/exams/{public.pk}/").content.decode()
     assert 'id="exam-public-warning"' not in opened
