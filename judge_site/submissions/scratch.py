@@ -1,4 +1,5 @@
-"""The scratchpad's site side: its keys in the API's JSON, and its starter snippets.
+"""The scratchpad's site side: what a script may be, its keys in the API's JSON, and its
+starter snippets.
 
 A scratch run (Mode.SCRATCH) is the student's code plus a few lines of their own, judged by the
 kind "scratch" of the one judging loop (sandbox/kinds/scratch.py). The snippets are starting
@@ -15,8 +16,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge_site.catalog.models import Problem
-from judge_site.submissions.models import Submission
+from judge_site.catalog.services import code_text_problem
+from judge_site.submissions.models import Mode, Submission
 from sandbox.contracts import SCRATCH_OUTPUT_CHARS
+
+
+def script_refused(mode: str, script: object) -> str:
+    """'' when ``script`` may go with a submission of ``mode`` (a scratch run's: text, not
+    blank, under the code's cap; no other mode takes one), else why not."""
+    if mode != Mode.SCRATCH:
+        return "" if script is None else "a script is run with mode 'scratch' only"
+    if not isinstance(script, str) or not script.strip():
+        return "the script is empty: write a few lines that call your code and print"
+    return code_text_problem(script, "the script")
 
 
 def scratch_json(submission: Submission) -> dict[str, Any]:

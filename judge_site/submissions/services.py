@@ -31,7 +31,7 @@ from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.core import gates
 from judge_site.core.queueing import enqueue
-from judge_site.submissions import signals, stats
+from judge_site.submissions import scratch, signals, stats
 from judge_site.submissions.models import (
     Mode,
     Status,
@@ -114,7 +114,9 @@ def submission_create(
         raise SubmissionError(
             "mode", f"mode must be 'run', 'submit' or 'scratch', not {mode!r}"
         )
-    script = _script_checked(mode, script)
+    refused = scratch.script_refused(mode, script)
+    if refused:
+        raise SubmissionError("script", refused)
     if not catalog_selectors.problem_readable(user, problem):  # an exam's: inside its window
         raise SubmissionError("problem", f"problem {problem.number} is not published", status=404)
     gate = gates.problem_gate(user, problem)  # an exam window (judge_site/courses/exams.py)
@@ -149,7 +151,7 @@ def submission_create(
             problem=problem,
             mode=mode,
             code=code,
-            script=script,
+            script=(script or "").replace("\r\n", "\n"),  # a scratch run's only
             status=Status.QUEUED,
             client_ip=address,
         )
@@ -159,22 +161,6 @@ def submission_create(
         sid = submission.pk
         transaction.on_commit(lambda: _enqueue(sid, queue))
     return submission
-
-
-def _script_checked(mode: str, script: str | None) -> str:
-    """A scratch run's script as stored ('' for the other modes), or SubmissionError."""
-    if mode != Mode.SCRATCH:
-        if script is not None:
-            raise SubmissionError("script", "a script is run with mode 'scratch' only")
-        return ""
-    if not isinstance(script, str) or not script.strip():
-        raise SubmissionError(
-            "script", "the script is empty: write a few lines that call your code and print"
-        )
-    refused = code_text_problem(script, "the script")
-    if refused:
-        raise SubmissionError("script", refused)
-    return script.replace("\r\n", "\n")
 
 
 def _check_in_flight_caps(user_id: int, address: str | None) -> None:
