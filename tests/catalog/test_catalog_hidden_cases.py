@@ -46,6 +46,7 @@ MISTAKES = [
     ("66", "WA/no_weight_means_no_bias.py", "bias_only", "WA"),
     ("68", "WA/extra_keys_accepted.py", "block_extra_key", "WA"),
     ("69", "WA/group_size_zero_unchecked.py", "quantize_group_zero", "WA"),
+    ("69", "WA/pack_checks_upper_bound_only.py", "pack_below_range", "WA"),
     ("70", "WA/shapes_checked_loosely.py", "x_3d", "WA"),
     ("71", "WA/float_bits_accepted.py", "error_bits_float", "WA"),
     ("71", "RE/bits_checked_for_every_rounding.py", "nearest_ignores_bits", "RE"),
