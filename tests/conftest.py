@@ -79,6 +79,15 @@ def _empty_cache() -> None:
         cache.clear()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _api_schema_checked() -> None:
+    """Every /api/v1 answer through the test client matches the OpenAPI document
+    (tests/api_schema.py)."""
+    import api_schema
+
+    api_schema.install()
+
+
 @pytest.fixture(scope="session")
 def docker_engine() -> None:
     """Use in tests that need a Docker engine: skips without one, fails when CI=true."""

@@ -48,7 +48,7 @@ def authenticate(request: HttpRequest) -> AbstractBaseUser | AnonymousUser | Jso
     """The caller (anonymous without a token or a session), or the error response to return."""
     user = _token_user(request)
     if user is False:
-        return error(f"invalid or revoked token ({AUTH_HINT})", 401)
+        return error(f"invalid token: wrong, revoked or malformed ({AUTH_HINT})", 401)
     if user is not None:
         return user  # type: ignore[return-value]
     if request.method not in _SAFE:

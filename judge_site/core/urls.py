@@ -11,10 +11,12 @@ from __future__ import annotations
 from django.urls import URLPattern, path
 
 from judge_site.catalog import urls as catalog_urls
-from judge_site.core import views
+from judge_site.core import api_docs, views
 
 urlpatterns: list[URLPattern] = [
     path("healthz", views.healthz, name="healthz"),
+    path("api/v1/openapi.json", api_docs.openapi_json, name="api_openapi"),
+    path("api/v1/docs/", api_docs.api_reference, name="api_docs"),
 ]
 
 _catalog_names = {getattr(p, "name", None) for p in catalog_urls.urlpatterns}

@@ -1,0 +1,133 @@
+"""The JSON shapes of the API (OpenAPI 3.1 schema objects, i.e. JSON Schema 2020-12), used by
+judge_site/core/openapi.py. Enumerations come from the models, so a new mode or verdict shows
+here by itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge_site.courses.models import ExamKind, InvitationStatus, Role
+from judge_site.submissions.models import Mode, Status, VerdictChoice
+
+Schema = dict[str, Any]
+
+INT: Schema = {"type": "integer"}
+STR: Schema = {"type": "string"}
+BOOL: Schema = {"type": "boolean"}
+TIME: Schema = {"type": "string", "format": "date-time"}
+
+
+def obj(required: dict[str, Schema], optional: dict[str, Schema] | None = None,
+        description: str = "", closed: bool = True) -> Schema:
+    """An object with these keys (``closed``: no others)."""
+    schema: Schema = {
+        "type": "object",
+        "properties": {**required, **(optional or {})},
+        "required": list(required),
+    }
+    if closed:
+        schema["additionalProperties"] = False
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def ref(name: str) -> Schema:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def nullable(schema: Schema) -> Schema:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+ROSTER_ROW = obj(
+    {"line": INT, "value": STR, "status": {"enum": ["invited", "already_invited", "invalid"]}},
+    {"error": nullable(STR)},
+)
+
+SCHEMAS: dict[str, Schema] = {
+    "Error": obj(
+        {"error": {**STR, "description": "'<field>: <what is wrong and what to do>'"}},
+        {"rows": {"type": "array", "items": ROSTER_ROW}},
+        "Every error: 400 bad input (naming the field), 401 no, bad or revoked token, 403 not "
+        "allowed, 404 not found or not yours, 405 wrong method, 429 too many calls "
+        "(Retry-After says when to come back).",
+    ),
+    "Problem": obj({"number": INT, "slug": STR, "title": STR, "difficulty": STR}),
+    "SubmissionCreate": obj(
+        {
+            "problem": {"type": ["integer", "string"],
+                        "description": "the problem's number or slug"},
+            "code": {**STR, "description": "the solution's source (Python)"},
+        },
+        {
+            "mode": {"enum": Mode.values, "default": "submit",
+                     "description": "run: the sample tests; submit: all tests and the "
+                                    "benchmark; scratch: the code plus `script`, printing"},
+            "script": {**STR, "description": "scratch mode only: lines run after the code"},
+        },
+        closed=False,
+    ),
+    "SubmissionCreated": obj({"id": INT, "status": {"enum": Status.values}}),
+    "Submission": obj(
+        {
+            "id": INT, "problem": INT, "problem_slug": STR, "mode": {"enum": Mode.values},
+            "status": {"enum": Status.values},
+            "verdict": nullable({"enum": VerdictChoice.values}),
+            "tests": {"type": "array", "items": {"type": "object"}},
+            "benchmark": nullable({"type": "object"}),
+            "environment": {"type": "object"},
+            "message": STR,
+            "problem_version": STR,
+            "queue_position": nullable(INT),
+            "created_at": TIME,
+        },
+        {
+            "script": STR, "output": STR, "output_truncated": BOOL,
+            "output_limit_chars": INT,
+        },
+        "A submission; the scratch keys only for mode scratch.",
+    ),
+    "CourseCreate": obj({"title": STR}, closed=False),
+    "CourseCreated": obj({"id": INT, "join_code": STR}),
+    "CourseJoin": obj({"join_code": STR}, {"share_email": BOOL}, closed=False),
+    "Membership": obj({"course": INT, "role": {"enum": Role.values}}),
+    "AssignmentCreate": obj(
+        {"title": STR, "problems": {"type": "array", "items": {"type": ["integer", "string"]}}},
+        {"opens_at": nullable(STR), "due_at": nullable(STR), "late_until": nullable(STR),
+         "late_credit": nullable({"type": "number"})},
+        closed=False,
+    ),
+    "Created": obj({"id": INT}),
+    "Roster": obj({"roster": {**STR, "description": "CSV: a username or address a line"}},
+                  closed=False),
+    "RosterReport": obj({
+        "invited": INT, "already_invited": INT,
+        "rows": {"type": "array", "items": ROSTER_ROW},
+    }),
+    "Invitations": obj({"invitations": {"type": "array", "items": obj(
+        {"id": INT, "course": INT, "title": STR, "invited_at": TIME})}}),
+    "InvitationAccept": obj({}, {"share_email": BOOL}, closed=False),
+    "InvitationDeclined": obj({"id": INT, "status": {"enum": InvitationStatus.values}}),
+    "ExamCreate": obj(
+        {"title": STR, "opens_at": STR, "closes_at": STR},
+        {"kind": {"enum": ExamKind.values}, "duration_min": nullable(INT),
+         "freeze_min": nullable(INT),
+         "problems": {"type": "array", "items": {"type": ["integer", "string"]}},
+         "assignment": nullable(INT)},
+        "The problems, or an assignment of the course whose problems it takes.",
+        closed=False,
+    ),
+    "ExamStarted": obj({"exam": INT, "started_at": TIME, "ends_at": TIME}),
+    "Scoreboard": obj({
+        "exam": INT, "kind": {"enum": ExamKind.values}, "frozen": BOOL,
+        "freeze_at": nullable(TIME), "problems": {"type": "array", "items": INT},
+        "rows": {"type": "array", "items": obj({
+            "rank": INT, "username": STR, "solved": INT, "penalty": INT,
+            "problems": {"type": "array", "items": obj({
+                "solved": BOOL, "rejected": INT, "minutes": nullable(INT), "pending": INT})},
+        })},
+    }),
+    "Unfrozen": obj({"exam": INT, "unfrozen": BOOL}),
+    "OpenApi": {"type": "object", "required": ["openapi", "paths"]},
+}
