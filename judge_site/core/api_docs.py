@@ -55,7 +55,7 @@ def _operations(doc: dict[str, Any]) -> list[dict[str, Any]]:
             body = operation.get("requestBody", {}).get("content", {}).get("application/json")
             responses = []
             for status, answer in operation["responses"].items():
-                content = answer.get("content", {})
+                content: dict[str, dict[str, Any]] = answer.get("content", {})
                 kind, media = next(iter(content.items()), ("", {}))
                 responses.append({"status": status, "about": answer["description"],
                                   "type": type_text(media.get("schema", {})) if media else "",
