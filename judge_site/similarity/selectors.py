@@ -19,19 +19,27 @@ from judge_site.courses import grading, selectors
 from judge_site.courses.models import Assignment, AssignmentProblem, Extension, Role
 from judge_site.similarity.compare import Entry, ProblemInput
 from judge_site.similarity.models import SimilarityPair, SimilarityRun
+from judge_site.staff.roles import READ_SUBMISSIONS, can
 from judge_site.submissions.models import Submission, VerdictChoice
 
 
 def assignment_for_staff(user: Any, course_id: int, assignment_id: int) -> Assignment:
-    """The assignment when ``user`` may see its similarity: an instructor of its course, or site
-    staff. A course's student gets PermissionDenied (403); anyone else Http404 (the course's
-    existence is not confirmed)."""
-    if not getattr(user, "is_staff", False):
-        membership = selectors.membership_of(user, course_id)
+    """The assignment when ``user`` may see its similarity (students' code): an instructor of
+    its course, or site staff who may read every student's code (staff.read_submissions, as on
+    the staff pages). A course's student, and staff without that permission, get
+    PermissionDenied (403); anyone else Http404 (the course's existence is not confirmed)."""
+    membership = selectors.membership_of(user, course_id)
+    instructor = membership is not None and membership.role == Role.INSTRUCTOR
+    if not instructor and not (getattr(user, "is_staff", False) and can(user, READ_SUBMISSIONS)):
+        if getattr(user, "is_staff", False):
+            raise PermissionDenied(
+                "Similarity shows students' code: it needs the permission "
+                f"{READ_SUBMISSIONS} (the teaching assistant group holds it); ask an "
+                "administrator."
+            )
         if membership is None:
             raise Http404("no such course")
-        if membership.role != Role.INSTRUCTOR:
-            raise PermissionDenied("only the course's instructors may see similarity")
+        raise PermissionDenied("only the course's instructors may see similarity")
     assignment = (
         Assignment.objects.select_related("course")
         .filter(pk=assignment_id, course_id=course_id).first()

@@ -4,20 +4,45 @@ run, the run's progress as JSON (polled by similarity.js), and one pair side by 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from judge_site.courses.models import Assignment
 from judge_site.similarity import compare, fingerprints, selectors, services
 from judge_site.similarity.models import SimilarityRun
 
+View = Callable[..., HttpResponse]
 
-@login_required
+
+def staff_view(view: View) -> View:
+    """Pass the assignment to a view its caller may use (selectors.assignment_for_staff); a
+    refusal is a 403 that says why and what to do, a stranger a 404."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, course_id: int, assignment_id: int, *args: Any,
+                **kwargs: Any) -> HttpResponse:
+        try:
+            assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+        except PermissionDenied as exc:
+            return HttpResponseForbidden(f"403 forbidden: {exc}\n",
+                                         content_type="text/plain; charset=utf-8")
+        return view(request, assignment, *args, **kwargs)
+
+    return wrapped
+
+
+@staff_view
 @require_GET
-def assignment_similarity(request: HttpRequest, course_id: int, assignment_id: int) -> HttpResponse:
-    assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+def assignment_similarity(request: HttpRequest, assignment: Assignment) -> HttpResponse:
     run = selectors.latest_run(assignment)
     pairs = selectors.run_pairs(run) if run is not None and run.status == "done" else []
     return render(request, "similarity/assignment.html", {
@@ -26,24 +51,21 @@ def assignment_similarity(request: HttpRequest, course_id: int, assignment_id: i
     })
 
 
-@login_required
+@staff_view
 @require_POST
-def run_start(request: HttpRequest, course_id: int, assignment_id: int) -> HttpResponse:
-    assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+def run_start(request: HttpRequest, assignment: Assignment) -> HttpResponse:
     try:
         threshold = services.parse_threshold(request.POST.get("threshold"))
         services.run_start(request.user, assignment, threshold)
     except services.SimilarityError as exc:
         messages.error(request, exc.message)
-    return redirect("similarity:assignment", course_id=course_id, assignment_id=assignment_id)
+    return redirect("similarity:assignment", course_id=assignment.course_id,
+                    assignment_id=assignment.pk)
 
 
-@login_required
+@staff_view
 @require_GET
-def run_progress(
-    request: HttpRequest, course_id: int, assignment_id: int, run_id: int
-) -> JsonResponse:
-    assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+def run_progress(request: HttpRequest, assignment: Assignment, run_id: int) -> JsonResponse:
     run = SimilarityRun.objects.filter(pk=run_id, assignment=assignment).first()
     if run is None:
         return JsonResponse({"error": "no such run: reload the page"}, status=404)
@@ -52,12 +74,9 @@ def run_progress(
     return response
 
 
-@login_required
+@staff_view
 @require_GET
-def pair_detail(
-    request: HttpRequest, course_id: int, assignment_id: int, pair_id: int
-) -> HttpResponse:
-    assignment = selectors.assignment_for_staff(request.user, course_id, assignment_id)
+def pair_detail(request: HttpRequest, assignment: Assignment, pair_id: int) -> HttpResponse:
     pair = selectors.pair_of(assignment, pair_id)
     excluded = set(pair.run.boilerplate.get(str(pair.problem.number), []))
     excluded |= fingerprints.starter_hashes(pair.problem.starter_code)

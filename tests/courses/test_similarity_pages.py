@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 from course_cast import ago, make_assignment, make_course, quick_user
+from judge_cast import grant
 from similarity_cast import COPY, ORIGINAL, OTHER, accepted
 
 from judge_site.similarity import services
 from judge_site.similarity.models import RunStatus, SimilarityPair, SimilarityRun
+from judge_site.staff.roles import READ_SUBMISSIONS
 
 
 @pytest.fixture
@@ -81,11 +83,14 @@ def test_the_course_manage_page_links_each_assignments_similarity(client: Any, s
     assert f'href="{_base(course, assignment)}"' in client.get(f"/courses/{course.pk}/manage").content.decode()
 
 
-def test_site_staff_may_read_it_without_being_in_the_course(
+def test_site_staff_who_may_read_students_code_may_read_it_without_being_in_the_course(
     client: Any, setting: Any, charlie: Any
 ) -> None:
     _, course, assignment = setting
     client.force_login(charlie)
+    response = client.get(_base(course, assignment))
+    assert response.status_code == 403 and b"staff.read_submissions" in response.content
+    grant(charlie, READ_SUBMISSIONS)
     assert client.get(_base(course, assignment)).status_code == 200
 
 
