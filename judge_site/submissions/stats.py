@@ -92,7 +92,7 @@ _PAIR_FIELDS = [f.name for f in fields(PairState)]
 # The columns of a submission a pair's state needs (the benchmark's few keys, not its text).
 _SUB_COLUMNS = (
     "pk", "user_id", "problem_id", "mode", "status", "verdict", "created_at",
-    "benchmark__speedup", "benchmark__trust", "benchmark__shapes",
+    "benchmark__speedup", "benchmark__trust", "benchmark__shapes", "environment__device",
 )
 
 
@@ -123,8 +123,12 @@ def pair_state(rows: Iterable[tuple[Any, ...]]) -> PairState:
     first_ac: tuple[int, datetime, int] | None = None  # pk, created_at, attempts so far
     best: tuple[float | None, int, datetime, str] | None = None  # speedup, pk, at, trust
     geo: tuple[float, int] | None = None
+    # Like with like: once an accepted Submit was timed on a GPU (device "cuda: <name>"), CPU
+    # timings of the pair (Triton's interpreter) are neither its best nor ranked beside it.
+    rows = [(*r[:10], str(r[10] if len(r) > 10 else "").startswith("cuda")) for r in rows]
+    on_gpu = any(r[10] and r[3] == Mode.SUBMIT and r[5] == VerdictChoice.AC for r in rows)
     last = None
-    for pk, _u, _p, mode, status, verdict, created_at, speedup, trust, shapes in rows:
+    for pk, _u, _p, mode, status, verdict, created_at, speedup, trust, shapes, gpu in rows:
         if mode == Mode.SCRATCH:  # a scratch run counts for nothing, not even "tried"
             continue
         n += 1
@@ -148,6 +152,8 @@ def pair_state(rows: Iterable[tuple[Any, ...]]) -> PairState:
             # while no accepted Submit has a believed timing, and then it is off the board.
             if best is None:
                 best = (None, pk, created_at, str(Trust.REJECTED))
+            continue
+        if on_gpu and not gpu:
             continue
         speed = _number(speedup)
         # Strictly better only: among equal speedups the earlier submission keeps the row.
