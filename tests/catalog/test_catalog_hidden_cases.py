@@ -43,6 +43,7 @@ MISTAKES = [
     ("55", "WA/bias_key_present.py", "attention_bias_false_explicit", "WA"),
     ("65", "WA/dtypes_not_checked.py", "forward_dtype_mismatch", "WA"),
     ("65", "WA/backward_checks_grad_h_only.py", "backward_grad_out_broadcast", "WA"),
+    ("65", "WA/default_eps_of_layernorm.py", "forward_default_eps", "WA"),
     ("66", "WA/no_weight_means_no_bias.py", "bias_only", "WA"),
     ("68", "WA/extra_keys_accepted.py", "block_extra_key", "WA"),
     ("69", "WA/group_size_zero_unchecked.py", "quantize_group_zero", "WA"),
