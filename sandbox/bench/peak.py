@@ -64,10 +64,11 @@ PUBLISHED: tuple[tuple[str, float, float], ...] = (
 )
 
 
-# L2 cache of each device, MiB (vendor figures), keyed as PUBLISHED: a GPU benchmark shape must
-# move several times this (sandbox/bench/shape_rule.py), or its data sits in cache.
+# L2 cache of each device, MiB (vendor figures; the H200's as torch reported it on the lent
+# one: 60), keyed as PUBLISHED: a GPU benchmark shape must move several times this
+# (sandbox/bench/shape_rule.py), or its data sits in cache.
 L2_MIB: dict[str, float] = {
-    "GH200": 50, "H200": 50, "H100 NVL": 50, "H100 PCIe": 50, "H100": 50,
+    "GH200": 60, "H200": 60, "H100 NVL": 50, "H100 PCIe": 50, "H100": 50,
     "A100-SXM4-80GB": 40, "A100 80GB PCIe": 40, "A100": 40, "L40S": 96, "L40": 96, "L4": 48,
     "A10G": 6, "A10": 6, "T4": 4, "V100": 6, "RTX 4090": 72,
 }

@@ -53,7 +53,7 @@ def test_a_small_gpu_shape_a_missing_one_and_a_cpu_package() -> None:
         [], "no GPU shapes: on a GPU its CPU-sized shapes are timed (launch-bound)")
     assert gpu_shape_problems(dataclasses.replace(bare, device="cpu")) == (
         [], "exempt: a CPU package")
-    assert shape_rule.gpu_limits("H200")[0] == 50 * 1024 * 1024
+    assert shape_rule.gpu_limits("H200")[0] == 60 * 1024 * 1024
     with pytest.raises(KeyError):
         shape_rule.gpu_limits("a device nobody made")
 
