@@ -44,7 +44,8 @@ class OpsFigures:
 
 
 def queue_names() -> list[str]:
-    names = ["cpu", "gpu", settings.JUDGE_REJUDGE_QUEUE, settings.JUDGE_CHECK_QUEUE]
+    names = ["cpu", "gpu", settings.JUDGE_REJUDGE_QUEUE, settings.JUDGE_CHECK_QUEUE,
+             settings.JUDGE_GPU_REJUDGE_QUEUE]
     return list(dict.fromkeys(names))
 
 
