@@ -15,7 +15,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, JsonRe
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from judge_site.courses.models import Assignment
+from judge_site.courses import selectors as course_selectors
+from judge_site.courses.models import Assignment, Role
 from judge_site.similarity import compare, fingerprints, selectors, services
 from judge_site.similarity.models import SimilarityRun
 
@@ -40,6 +41,13 @@ def staff_view(view: View) -> View:
     return wrapped
 
 
+def _teaches(request: HttpRequest, assignment: Assignment) -> bool:
+    """The caller is one of the course's instructors (site staff may not be: the course's own
+    pages, linked for instructors, would answer them 404)."""
+    membership = course_selectors.membership_of(request.user, assignment.course_id)
+    return membership is not None and membership.role == Role.INSTRUCTOR
+
+
 @staff_view
 @require_GET
 def assignment_similarity(request: HttpRequest, assignment: Assignment) -> HttpResponse:
@@ -47,6 +55,7 @@ def assignment_similarity(request: HttpRequest, assignment: Assignment) -> HttpR
     pairs = selectors.run_pairs(run) if run is not None and run.status == "done" else []
     return render(request, "similarity/assignment.html", {
         "course": assignment.course, "assignment": assignment, "run": run, "pairs": pairs,
+        "is_instructor": _teaches(request, assignment),
         "default_threshold": compare.DEFAULT_THRESHOLD,
     })
 
@@ -83,6 +92,7 @@ def pair_detail(request: HttpRequest, assignment: Assignment, pair_id: int) -> H
     left, right = compare.shared_segments(pair.a_submission.code, pair.b_submission.code, excluded)
     return render(request, "similarity/pair.html", {
         "course": assignment.course, "assignment": assignment, "pair": pair,
+        "is_instructor": _teaches(request, assignment),
         "left": left, "right": right,
         "left_share": compare.shared_share(left), "right_share": compare.shared_share(right),
     })

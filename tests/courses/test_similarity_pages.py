@@ -91,7 +91,9 @@ def test_site_staff_who_may_read_students_code_may_read_it_without_being_in_the_
     response = client.get(_base(course, assignment))
     assert response.status_code == 403 and b"staff.read_submissions" in response.content
     grant(charlie, READ_SUBMISSIONS)
-    assert client.get(_base(course, assignment)).status_code == 200
+    page = client.get(_base(course, assignment))
+    assert page.status_code == 200
+    assert f'href="/courses/{course.pk}/manage"' not in page.content.decode()  # not his course
 
 
 def test_a_run_from_the_page_shows_its_progress_then_the_ranked_pairs(
@@ -148,6 +150,9 @@ def test_the_pair_page_shows_both_sides_escaped_with_the_shared_runs_marked(
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
     assert page.count("<mark>") > 2 and "make_batch" in page and "pad_batch" in page
     assert 'id="pair-score">0.9' in page
+    for student in ("alice", "cid"):
+        user_id = (pair.a_submission if student == "alice" else pair.b_submission).user_id
+        assert f'href="/courses/{course.pk}/students/{user_id}/problems/48"' in page
 
 
 def test_a_second_run_waits_for_the_first_and_a_lost_one_is_given_up(
