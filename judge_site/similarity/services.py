@@ -21,7 +21,8 @@ from judge_site.similarity.models import RunStatus, SimilarityPair, SimilarityRu
 log = logging.getLogger(__name__)
 
 TASK_NAME = "similarity.run"
-# A run still queued or running after this long lost its worker: it no longer stops a new one.
+# A run still queued or running this long after it was started no longer stops a new one (its
+# worker died, or it waited behind a long rejudge): it is marked failed.
 STALE_AFTER = timedelta(minutes=15)
 
 
@@ -67,7 +68,8 @@ def run_start(user: Any, assignment: Assignment, threshold: float) -> Similarity
         )
         going.filter(created_at__lt=cutoff).update(
             status=RunStatus.FAILED, finished_at=timezone.now(),
-            message="Its worker stopped before it finished.",
+            message="It did not finish within 15 minutes (its worker stopped, or the rejudge "
+                    "queue was busy): start it again.",
         )
         if going.exists():
             raise SimilarityError(

@@ -170,7 +170,7 @@ def test_a_second_run_waits_for_the_first_and_a_lost_one_is_given_up(
     with django_capture_on_commit_callbacks(execute=True):
         client.post(f"{base}/run", {"threshold": "0.5"})
     first, second = SimilarityRun.objects.order_by("id")
-    assert first.status == RunStatus.FAILED and "worker stopped" in first.message
+    assert first.status == RunStatus.FAILED and "did not finish within 15 minutes" in first.message
     assert second.status == RunStatus.QUEUED and len(sent) == 2
 
 
