@@ -1,0 +1,2 @@
+#pragma once
+#include "../tj_cuda.h"

@@ -1,0 +1,3 @@
+// Under the emulation, <cuda_runtime.h> is the emulator's header.
+#pragma once
+#include "../tj_cuda.h"
