@@ -54,18 +54,30 @@ class Snippet:
 # A made-up argument per parameter name found in the starters (small: the output shows them
 # whole); anything else gets a small float tensor and a comment saying to fix it.
 _ARGUMENTS = {
-    "q": "torch.randn(1, 2, 4, 8)  # (batch, heads, tokens, head_dim)",
-    "k": "torch.randn(1, 2, 4, 8)",
-    "v": "torch.randn(1, 2, 4, 8)",
     "x": "torch.randn(2, 8)",
     "hidden": "torch.randn(3, 8)",
+    "hidden_states": "torch.randn(2, 3, 8)  # (layers, tokens, dim)",
     "residual": "torch.randn(2, 8)",
     "weight": "torch.randn(16, 8)  # (vocab or out features, dim)",
+    "norm_weight": "torch.ones(8)",
+    "bias": "torch.zeros(8)",
+    "w_gate": "torch.randn(16, 8)  # (hidden, dim)",
+    "w_up": "torch.randn(16, 8)  # (hidden, dim)",
+    "w_down": "torch.randn(8, 16)  # (dim, hidden)",
     "ids": "torch.tensor([1, 5, 0, 7])",
     "token_ids": "torch.tensor([1, 5, 0, 7])",
     "targets": "torch.tensor([1, 5, 0])",
+    "grad_output": "torch.randn(4, 8)  # one row per id",
+    "grad_out": "torch.randn(2, 8)",
+    "cu_seqlens": "torch.tensor([0, 2, 3])  # 2 sequences: tokens 0-1 and 2",
+    "shards": "list(torch.randn(16, 8).chunk(2))  # the table split in 2",
     "logits": "torch.randn(2, 16)",
     "mask": "torch.tensor([[1, 1, 0], [1, 1, 1]])",
+    "experts": "torch.tensor([[0, 1], [2, 3], [1, 0]])  # (tokens, k) expert ids",
+    "lengths": "torch.tensor([3, 4])",
+    "k": "2",
+    "window": "2",
+    "num_embeddings": "16",
     "pad_id": "0",
     "eps": "1e-6",
     "temperature": "1.0",
@@ -76,8 +88,12 @@ _ARGUMENTS = {
     "capacity": "2",
 }
 # Per chapter: arguments whose meaning differs there, and torch's own take on the idea.
+_HEADS = "torch.randn(1, 2, 4, 8)  # (batch, heads, tokens, head_dim)"
 _CHAPTERS: dict[str, tuple[dict[str, str], str]] = {
-    "Attention": ({}, "torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)"),
+    "Attention": (
+        {"q": _HEADS, "k": _HEADS, "v": _HEADS, "x": _HEADS, "grad_out": _HEADS},
+        "torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)",
+    ),
     "Norms and the MLP": (
         {"weight": "torch.ones(8)"},
         "torch.nn.functional.rms_norm(x, (x.shape[-1],), weight, eps=1e-6)",
@@ -85,7 +101,7 @@ _CHAPTERS: dict[str, tuple[dict[str, str], str]] = {
     "Decoding and sampling": ({}, "torch.softmax(logits, dim=-1)"),
     "Embedding and output layers": ({}, "torch.nn.functional.embedding(ids, weight)"),
     "Mixture of experts": (
-        {"k": "2  # experts per token", "logits": "torch.randn(3, 4)  # (tokens, experts)"},
+        {"logits": "torch.randn(3, 4)  # (tokens, experts)", "x": "torch.randn(3, 8)"},
         "torch.topk(torch.softmax(logits, dim=-1), 2, dim=-1).values",
     ),
     "Quantization": ({}, "x.to(torch.bfloat16).float()"),
@@ -125,6 +141,7 @@ def snippets_for(problem: Problem) -> list[Snippet]:
         f"{p} = {overrides.get(p) or _ARGUMENTS.get(p) or _FALLBACK_ARGUMENT}" for p in required
     ]
     head = "\n".join(["import torch", "", f"# your function: {signature}",
+                      "# made-up arguments: give them the shapes and dtypes the statement asks for",
                       "torch.manual_seed(0)", *lines])
     call = f"{name}({', '.join(required)})"
     make = f"{head}\nout = {call}\nprint(out)\n"
@@ -134,12 +151,16 @@ def snippets_for(problem: Problem) -> list[Snippet]:
         f"    {call}\nelapsed = time.perf_counter() - start\n"
         'print(f"{1e3 * elapsed / runs:.3f} ms per call (wall clock, on the judge\'s CPU)")\n'
     )
-    expected = torch_version or "...  # the same computation with torch's own functions"
+    # The chapter's torch call where it reads only this function's arguments, else a line to
+    # fill in (comparing with itself until then: the snippet runs as it is).
+    names = {n.id for n in ast.walk(ast.parse(torch_version)) if isinstance(n, ast.Name)}
+    usable = torch_version and names <= {"torch", *required}
+    expected = torch_version if usable else "out  # write torch's own computation of it here"
     compare = (
         f"{head}\nout = {call}\n"
         "# torch's own take on this chapter's idea: edit it to say what the statement says\n"
+        "# (a function that returns several results: compare them one by one, out[0], ...)\n"
         f"expected = {expected}\n"
-        'print("max |out - expected|:", (out.float() - expected.float()).abs().max().item())\n'
         "torch.testing.assert_close(out, expected)  # raises, saying where, when they differ\n"
         'print("close to torch\'s own result")\n'
     )

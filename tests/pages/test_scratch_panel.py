@@ -57,7 +57,7 @@ def test_snippets_skip_kernels_and_helpers_and_survive_a_starter_without_functio
     odd = make_problem(62, slug="o", chapter="Nowhere", starter_code="def g(tokens, n=2):\n    ...\n")
     texts = [s.text for s in snippets_for(odd)]
     assert "tokens = torch.randn(2, 8)  # the shape and dtype the statement asks for" in texts[0]
-    assert "expected = ...  # the same computation" in texts[2]
+    assert "expected = out  # write torch's own computation of it here" in texts[2]
 
 
 def test_a_scratch_runs_page_shows_its_lines_and_what_they_printed(client: Client, alice, problem):
@@ -76,3 +76,30 @@ def test_a_scratch_runs_page_shows_its_lines_and_what_they_printed(client: Clien
     assert 'id="scratch-lines"' in html and "print(x + 1)" in html
     assert '<pre id="scratch-printed" tabindex="0">2\n</pre>' in html
     assert "(nothing yet)" in client.get(f"/submissions/{queued.pk}/").content.decode()
+
+
+# One problem per chapter: its first snippet runs as it is with the package's own correct file.
+RUNS_AS_IT_IS = ["048", "057", "065", "069", "072", "074", "080"]
+
+
+def test_the_first_snippet_runs_as_it_is_on_a_problem_of_each_chapter() -> None:
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from sandbox.backends.base import get_backend
+    from sandbox.contracts import Mode
+    from sandbox.grader import judge
+    from sandbox.problem import load_package
+
+    catalog = Path(__file__).resolve().parents[2] / "problems"
+    backend = get_backend("local")
+    for prefix in RUNS_AS_IT_IS:
+        (folder,) = catalog.glob(f"{prefix}-*")
+        package = load_package(folder)
+        mine = sorted((folder / "solutions" / "AC").glob("*.py"))[0].read_text()
+        page = SimpleNamespace(starter_code=(folder / "starter.py").read_text(),
+                               chapter=package.chapter)
+        first = snippets_for(page)[0]  # type: ignore[arg-type]
+        result = judge(package, mine, mode=Mode.SCRATCH, backend=backend, script=first.text)
+        assert result.shown_verdict is None, (folder.name, result.tests[0].message)
+        assert "tensor(" in (result.output or ""), folder.name
