@@ -9,6 +9,15 @@
 set -eu
 role="${1:-web}"
 
+# A worker host's CA (docker-compose.worker.yml: the join line's JUDGE_TLS_CA, base64 of its
+# PEM): the file that REDIS_URL's ssl_ca_certs and DATABASE_URL's sslrootcert name
+# (scripts/up.d/tls.sh, TLS_CA_IN_WORKER).
+if [ -n "${JUDGE_TLS_CA:-}" ]; then
+    printf '%s' "$JUDGE_TLS_CA" | base64 -d >/tmp/tensor-judge-ca.pem.new \
+        || { echo "entrypoint: JUDGE_TLS_CA is not base64: join again with a new line" >&2; exit 1; }
+    mv /tmp/tensor-judge-ca.pem.new /tmp/tensor-judge-ca.pem
+fi
+
 wait_for_services() {
     python3 manage.py wait_for_services --timeout "${WAIT_FOR_SERVICES_S:-60}"
 }

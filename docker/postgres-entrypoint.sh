@@ -22,4 +22,5 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     fi
     echo "postgres-entrypoint: initialised $PGDATA (user $POSTGRES_USER, database $POSTGRES_DB)"
 fi
-exec postgres -D "$PGDATA"
+# Options given to the container (docker/postgres-tls.sh: TLS for worker hosts) go to postgres.
+exec postgres -D "$PGDATA" "$@"

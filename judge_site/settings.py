@@ -221,6 +221,19 @@ if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
         f"REDIS_URL={redact_url(REDIS_URL)!r} is not a Redis URL: use redis://HOST:6379/0"
     )
 CELERY_BROKER_URL = REDIS_URL
+# TLS to the main host's Redis from a worker host (docs/hosts.md, "TLS between hosts"):
+# rediss://...?ssl_cert_reqs=required&ssl_ca_certs=PATH. redis-py's clients read the query;
+# Celery's broker (kombu would take rediss:// without checking the certificate) and result
+# backend are given the same: the server's certificate and name are always checked.
+if REDIS_URL.startswith("rediss://"):
+    import ssl
+    from urllib.parse import parse_qs, urlsplit
+
+    CELERY_BROKER_USE_SSL = {
+        "ssl_cert_reqs": ssl.CERT_REQUIRED,
+        "ssl_ca_certs": parse_qs(urlsplit(REDIS_URL).query).get("ssl_ca_certs", [None])[-1],
+    }
+    CELERY_REDIS_BACKEND_USE_SSL = CELERY_BROKER_USE_SSL
 # The cache every web process shares (leaderboards, keyed by the aggregates' generations, so an
 # event that changes a board makes a new key: judge_site/submissions/selectors.py). A Redis
 # that is down costs speed, never an error page.

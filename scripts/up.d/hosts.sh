@@ -3,16 +3,24 @@
 # decide_images, local_base, build_offline, OFFLINE_FILES, ENV_FILE, ROOT).
 #   join_line       scripts/up --join-line   (the main host)
 #   worker_up LINE  scripts/up --worker LINE (a worker host; LINE empty: the .env's values)
+# TLS between the hosts: tls.sh (the CA, the certificates, --rotate-certs).
 
 PUBLISH_FILE="docker-compose.publish.yml"
 WORKER_FILES="docker-compose.worker.yml"
 HOSTNET_FILE="docker-compose.worker.hostnet.yml"
 # What a join line may set on a worker host, and nothing else (a line is pasted from
 # elsewhere: it must not choose COMPOSE_FILE, images or mounts).
+# JOIN_VERSION 2 (TLS) adds JUDGE_TLS_CA, the base64 of the main host's CA certificate; a
+# line of version 1 (a main host from before TLS) is still taken: plain connections, a warning.
 JOIN_KEYS=(JOIN_VERSION REDIS_URL DATABASE_URL JUDGE_PACKAGE_SOURCE JUDGE_WORKER_TOKEN
            JUDGE_MAIN_REVISION JUDGE_HEARTBEAT_STALE_S CELERY_TASK_SOFT_TIME_LIMIT
-           CELERY_TASK_TIME_LIMIT)
+           CELERY_TASK_TIME_LIMIT JUDGE_TLS_CA)
+# What a value of a join line may hold: no quote, space, "$" or backslash (compose interpolates
+# "$" in the env file; the rest could end the value).
+JOIN_VALUE_RE='^[A-Za-z0-9_.:/@%+=?&-]*$'
 ZERO_HASH="0000000000000000000000000000000000000000000000000000000000000000"
+# shellcheck source=scripts/up.d/tls.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tls.sh"
 
 # A variable from the environment, else the env file, else DEFAULT.
 setting() {
@@ -72,8 +80,13 @@ join_line() {
     fi
     if [[ ":$files:" != *":$PUBLISH_FILE:"* ]]; then
         set_env COMPOSE_FILE "$files:$PUBLISH_FILE"
-        log "worker hosts may join: Redis and Postgres published on $bind (COMPOSE_FILE in $ENV_FILE)"
+        log "worker hosts may join: Redis and Postgres published on $bind over TLS (COMPOSE_FILE in $ENV_FILE)"
     fi
+    # The CA (once) and the server certificate for the address above, before Redis and
+    # Postgres start with TLS; the line carries the CA's certificate.
+    local ca
+    ca="$(tls_ensure | base64 -w0)"
+    [[ -n "$ca" ]] || die "no CA certificate came back from docker/tls_certs.py"
     log "applying the credentials and ports made for workers: docker compose up -d --wait"
     compose up -d --wait --wait-timeout "${JUDGE_UP_TIMEOUT_S:-300}" >&2 \
         || { compose ps >&2; die "the stack did not become healthy: docker compose logs web"; }
@@ -96,11 +109,15 @@ join_line() {
     local revision
     revision="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
     {
-        printf 'JOIN_VERSION=1\n'
-        printf 'REDIS_URL=redis://worker:%s@%s:%s/0\n' "$(env_value REDIS_WORKER_PASSWORD)" \
-            "$address" "$(env_value JUDGE_REDIS_PORT)"
-        printf 'DATABASE_URL=postgres://judge_worker:%s@%s:%s/judge\n' \
-            "$(env_value JUDGE_WORKER_DB_PASSWORD)" "$address" "$(env_value JUDGE_POSTGRES_PORT)"
+        printf 'JOIN_VERSION=2\n'
+        # TLS, the server checked against the CA below and the address against its certificate.
+        printf 'REDIS_URL=rediss://worker:%s@%s:%s/0?ssl_cert_reqs=required&ssl_ca_certs=%s\n' \
+            "$(env_value REDIS_WORKER_PASSWORD)" "$address" "$(env_value JUDGE_REDIS_PORT)" \
+            "$TLS_CA_IN_WORKER"
+        printf 'DATABASE_URL=postgres://judge_worker:%s@%s:%s/judge?sslmode=verify-full&sslrootcert=%s\n' \
+            "$(env_value JUDGE_WORKER_DB_PASSWORD)" "$address" "$(env_value JUDGE_POSTGRES_PORT)" \
+            "$TLS_CA_IN_WORKER"
+        printf 'JUDGE_TLS_CA=%s\n' "$ca"
         printf 'JUDGE_PACKAGE_SOURCE=%s\n' "$source"
         printf 'JUDGE_WORKER_TOKEN=%s\n' "$(env_value JUDGE_WORKER_TOKEN)"
         printf 'JUDGE_MAIN_REVISION=%s\n' "$revision"
@@ -122,7 +139,7 @@ join_values() {
         key="${entry%%=*}"; value="${entry#*=}"
         [[ " ${JOIN_KEYS[*]} " == *" $key "* && "$entry" == *=* ]] \
             || { log "the join line sets $key, which a worker host takes from nobody"; return 1; }
-        [[ "$value" =~ ^[A-Za-z0-9_.:/@%+=-]*$ ]] \
+        [[ "$value" =~ $JOIN_VALUE_RE ]] \
             || { log "the join line's $key holds characters it never has"; return 1; }
         printf '%s=%s\n' "$key" "$value"
     done <<<"$payload"
@@ -180,6 +197,11 @@ worker_up() {
         values="$(join_values "$line")" || die "refused the join line"
     else
         values="$(grep -E "^($(IFS='|'; echo "${JOIN_KEYS[*]}"))=" "$ENV_FILE")"
+    fi
+    if ! grep -q '^JUDGE_TLS_CA=.' <<<"$values"; then
+        log "warning: this join line carries no CA (a main host from before TLS): this host's" \
+            "Redis and Postgres traffic crosses the network in clear. A main host at this" \
+            "commit publishes TLS only and refuses it: ask it for a new line (--join-line)"
     fi
     mode="${JUDGE_IMAGES:-$(env_value JUDGE_IMAGES)}"
     [[ -n "$mode" ]] || mode="$(decide_images)"
