@@ -14,16 +14,22 @@ JSON body, and the per-user limit on write calls.
 from __future__ import annotations
 
 import json
+import logging
+import time
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 
 from judge_site.accounts.tokens import user_for_key
+from judge_site.core import requests
 
 AUTH_HINT = "header: Authorization: Token <key>; make one at /accounts/token/"
 MAX_BODY_BYTES = 64 * 1024
+logger = logging.getLogger(__name__)
 _SAFE = ("GET", "HEAD", "OPTIONS")
 
 
@@ -60,13 +66,19 @@ def authenticate(request: HttpRequest) -> AbstractBaseUser | AnonymousUser | Jso
     return request.user
 
 
-def caller(request: HttpRequest) -> AbstractBaseUser | JsonResponse:
-    """The authenticated caller, or 401 (or the error ``authenticate`` gave)."""
+def caller(request: HttpRequest, *, limited: bool = True) -> AbstractBaseUser | JsonResponse:
+    """The authenticated caller, or 401 (or the error ``authenticate`` gave). A write call
+    counts towards the caller's write limit (429 beyond it) unless ``limited`` is False (an
+    endpoint with throttles of its own: submissions)."""
     user = authenticate(request)
     if isinstance(user, JsonResponse):
         return user
     if not user.is_authenticated:
         return error(f"authentication required ({AUTH_HINT})", 401)
+    if limited and request.method not in _SAFE:
+        refused = write_limited(user)  # type: ignore[arg-type]
+        if refused is not None:
+            return refused
     return user  # type: ignore[return-value]
 
 
@@ -88,3 +100,95 @@ def parse_body(raw: bytes | None) -> dict[str, Any] | JsonResponse:
     if not isinstance(body, dict):
         return error("body: expected a JSON object")
     return body
+
+
+# --- request bodies, checked against the OpenAPI document ------------------------------------
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+    "array": (list,), "object": (dict,), "null": (type(None),),
+}
+
+
+def _fits(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether ``value`` fits a request field's schema (the subset the document's request
+    bodies use: type, enum, anyOf, items)."""
+    if "anyOf" in schema:
+        return any(_fits(value, option) for option in schema["anyOf"])
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    kinds = schema.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if isinstance(value, bool) and "boolean" not in kinds:
+            return False  # JSON's true is no integer
+        if not any(isinstance(value, _JSON_TYPES[kind]) for kind in kinds):
+            return False
+    if isinstance(value, list) and "items" in schema:
+        return all(_fits(item, schema["items"]) for item in value)
+    return True
+
+
+def body_error(body: dict[str, Any], schema_name: str) -> str | None:
+    """The first field of ``body`` (in the document's order) that is missing or does not fit
+    the request schema ``schema_name``, as the API's message; None when all fit."""
+    from judge_site.core.openapi_schemas import SCHEMAS  # the document imports the apps' models
+
+    schema = SCHEMAS[schema_name]
+    required = set(schema.get("required", []))
+    for name, field in schema["properties"].items():
+        if name not in body:
+            if name in required:
+                return str(field.get("x-error") or f"{name}: missing")
+            continue
+        if not _fits(body[name], field):
+            from judge_site.core.api_docs import type_text
+
+            given = body[name]
+            shown = f", not {requests.shorten(given)}" if "enum" in field and isinstance(
+                given, str) else ""
+            return str(field.get("x-error") or f"{name}: expected {type_text(field)}") + shown
+    return None
+
+
+def checked_body(
+    request: HttpRequest, schema_name: str, limit: int = MAX_BODY_BYTES
+) -> dict[str, Any] | JsonResponse:
+    """The request's JSON object checked against its schema, or the 400 naming the field."""
+    body = read_body(request, limit)
+    if isinstance(body, JsonResponse):
+        return body
+    return checked(body, schema_name)
+
+
+def checked(body: dict[str, Any], schema_name: str) -> dict[str, Any] | JsonResponse:
+    problem = body_error(body, schema_name)
+    return body if problem is None else error(problem)
+
+
+# --- the per-user limit on write calls ---------------------------------------------------------
+
+
+def write_limited(user: AbstractBaseUser) -> JsonResponse | None:
+    """429 (with Retry-After) once ``user`` made JUDGE_API_WRITES_PER_MINUTE write calls this
+    minute; None otherwise. Counted in the cache (Redis); without it, nothing is limited."""
+    limit = int(getattr(settings, "JUDGE_API_WRITES_PER_MINUTE", 60))
+    if limit <= 0:
+        return None
+    now = time.time()
+    window = int(now // 60)
+    key = f"api-writes:{user.pk}:{window}"
+    try:
+        cache.add(key, 0, timeout=120)
+        count = cache.incr(key)
+    except Exception:  # the cache is down: answering beats refusing everyone
+        logger.warning("API write limit not counted: the cache did not answer", exc_info=True)
+        return None
+    if count <= limit:
+        return None
+    wait = max(1, int((window + 1) * 60 - now) + 1)
+    response = error(
+        f"rate: at most {limit} API writes a minute; wait {wait} s and try again", 429
+    )
+    response["Retry-After"] = str(wait)
+    return response

@@ -15,6 +15,8 @@ INT: Schema = {"type": "integer"}
 STR: Schema = {"type": "string"}
 BOOL: Schema = {"type": "boolean"}
 TIME: Schema = {"type": "string", "format": "date-time"}
+SHARE: Schema = {**BOOL, "description": "let the course's instructors see your e-mail",
+                 "x-error": "share_email: true or false"}
 
 
 def obj(required: dict[str, Schema], optional: dict[str, Schema] | None = None,
@@ -57,14 +59,20 @@ SCHEMAS: dict[str, Schema] = {
     "SubmissionCreate": obj(
         {
             "problem": {"type": ["integer", "string"],
-                        "description": "the problem's number or slug"},
-            "code": {**STR, "description": "the solution's source (Python)"},
+                        "description": "the problem's number or slug",
+                        "x-error": "problem: missing (a number or a slug)"},
+            "code": {**STR, "description": "the solution's source (Python)",
+                     "x-error": "code: missing or not a string"},
         },
         {
             "mode": {"enum": Mode.values, "default": "submit",
                      "description": "run: the sample tests; submit: all tests and the "
-                                    "benchmark; scratch: the code plus `script`, printing"},
-            "script": {**STR, "description": "scratch mode only: lines run after the code"},
+                                    "benchmark; scratch: the code plus `script`, printing",
+                     "x-error": "mode: 'run', 'submit' or 'scratch'"},
+            "script": {"type": ["string", "null"],
+                       "description": "scratch mode only: lines run after the code",
+                       "x-error": "script: not a string (the lines a scratch run adds after "
+                                  "your code)"},
         },
         closed=False,
     ),
@@ -88,18 +96,23 @@ SCHEMAS: dict[str, Schema] = {
         },
         "A submission; the scratch keys only for mode scratch.",
     ),
-    "CourseCreate": obj({"title": STR}, closed=False),
+    "CourseCreate": obj({"title": {**STR, "x-error": "title: missing (a non-empty string)"}},
+                        closed=False),
     "CourseCreated": obj({"id": INT, "join_code": STR}),
-    "CourseJoin": obj({"join_code": STR}, {"share_email": BOOL}, closed=False),
+    "CourseJoin": obj({"join_code": {**STR, "x-error": "join_code: missing (a string)"}},
+                      {"share_email": SHARE}, closed=False),
     "Membership": obj({"course": INT, "role": {"enum": Role.values}}),
     "AssignmentCreate": obj(
-        {"title": STR, "problems": {"type": "array", "items": {"type": ["integer", "string"]}}},
+        {"title": {**STR, "x-error": "title: missing (a non-empty string)"},
+         "problems": {"type": "array", "items": {"type": ["integer", "string"]},
+                      "x-error": "problems: a non-empty list of problem numbers"}},
         {"opens_at": nullable(STR), "due_at": nullable(STR), "late_until": nullable(STR),
          "late_credit": nullable({"type": "number"})},
         closed=False,
     ),
     "Created": obj({"id": INT}),
-    "Roster": obj({"roster": {**STR, "description": "CSV: a username or address a line"}},
+    "Roster": obj({"roster": {**STR, "description": "CSV: a username or address a line",
+                              "x-error": "roster: missing (the CSV as a string)"}},
                   closed=False),
     "RosterReport": obj({
         "invited": INT, "already_invited": INT,
@@ -107,13 +120,15 @@ SCHEMAS: dict[str, Schema] = {
     }),
     "Invitations": obj({"invitations": {"type": "array", "items": obj(
         {"id": INT, "course": INT, "title": STR, "invited_at": TIME})}}),
-    "InvitationAccept": obj({}, {"share_email": BOOL}, closed=False),
+    "InvitationAccept": obj({}, {"share_email": SHARE}, closed=False),
     "InvitationDeclined": obj({"id": INT, "status": {"enum": InvitationStatus.values}}),
     "ExamCreate": obj(
-        {"title": STR, "opens_at": STR, "closes_at": STR},
-        {"kind": {"enum": ExamKind.values}, "duration_min": nullable(INT),
+        {"title": {**STR, "x-error": "title: missing (a non-empty string)"}},
+        {"kind": {"enum": ExamKind.values, "x-error": "kind: 'exam' or 'contest'"},
+         "opens_at": STR, "closes_at": STR, "duration_min": nullable(INT),
          "freeze_min": nullable(INT),
-         "problems": {"type": "array", "items": {"type": ["integer", "string"]}},
+         "problems": {"type": "array", "items": {"type": ["integer", "string"]},
+                      "x-error": "problems: a non-empty list of problem numbers"},
          "assignment": nullable(INT)},
         "The problems, or an assignment of the course whose problems it takes.",
         closed=False,

@@ -37,8 +37,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
 from judge_site.core.api import caller as _caller
+from judge_site.core.api import checked_body as _body
 from judge_site.core.api import error as _error
-from judge_site.core.api import read_body as _body
 from judge_site.courses import export, grading, invitations, scoreboard, selectors, services
 from judge_site.courses.models import Course, Membership, Role
 
@@ -58,7 +58,7 @@ def courses(request: HttpRequest) -> JsonResponse:
     user = _caller(request)
     if isinstance(user, JsonResponse):
         return user
-    body = _body(request)
+    body = _body(request, "CourseCreate")
     if isinstance(body, JsonResponse):
         return body
     try:
@@ -74,11 +74,9 @@ def course_join(request: HttpRequest, course_id: int) -> JsonResponse:
     user = _caller(request)
     if isinstance(user, JsonResponse):
         return user
-    body = _body(request)
+    body = _body(request, "CourseJoin")
     if isinstance(body, JsonResponse):
         return body
-    if not isinstance(body.get("join_code"), str):
-        return _error("join_code: missing (a string)")
     course = Course.objects.filter(pk=course_id).first()
     if course is None:
         return _error("no such course, or not its join code", 404)
@@ -107,7 +105,7 @@ def course_assignments(request: HttpRequest, course_id: int) -> JsonResponse:
     membership = _instructor(user, course_id)
     if isinstance(membership, JsonResponse):
         return membership
-    body = _body(request)
+    body = _body(request, "AssignmentCreate")
     if isinstance(body, JsonResponse):
         return body
     try:
@@ -127,11 +125,9 @@ def course_roster(request: HttpRequest, course_id: int) -> JsonResponse:
     if isinstance(membership, JsonResponse):
         return membership
     # A roster of MAX_ROSTER_BYTES, written as a JSON string (quotes, escapes), fits.
-    body = _body(request, 2 * services.MAX_ROSTER_BYTES)
+    body = _body(request, "Roster", 2 * services.MAX_ROSTER_BYTES)
     if isinstance(body, JsonResponse):
         return body
-    if not isinstance(body.get("roster"), str):
-        return _error("roster: missing (the CSV as a string)")
     try:
         report = invitations.roster_import(user, membership.course, body["roster"])
     except services.CourseError as exc:
@@ -170,7 +166,7 @@ def invitation_accept(request: HttpRequest, invitation_id: int) -> JsonResponse:
     user = _caller(request)
     if isinstance(user, JsonResponse):
         return user
-    body = _body(request)
+    body = _body(request, "InvitationAccept")
     if isinstance(body, JsonResponse):
         return body
     return _membership_reply(lambda: invitations.invitation_accept(

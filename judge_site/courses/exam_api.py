@@ -26,8 +26,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
 from judge_site.core.api import caller as _caller
+from judge_site.core.api import checked_body as _body
 from judge_site.core.api import error as _error
-from judge_site.core.api import read_body as _body
 from judge_site.courses import exams as rules
 from judge_site.courses import scoreboard, selectors, services
 from judge_site.courses.api import _instructor
@@ -53,7 +53,7 @@ def exams(request: HttpRequest, course_id: int) -> JsonResponse:
     membership = _instructor(user, course_id)
     if isinstance(membership, JsonResponse):
         return membership
-    body = _body(request)
+    body = _body(request, "ExamCreate")
     if isinstance(body, JsonResponse):
         return body
     try:

@@ -15,7 +15,7 @@ from judge_site.catalog.models import Problem
 from judge_site.catalog.selectors import problem_readable as readable
 from judge_site.catalog.selectors import visible_problems
 from judge_site.core import requests
-from judge_site.core.api import authenticate, caller, error, parse_body
+from judge_site.core.api import authenticate, caller, checked, error, parse_body
 from judge_site.core.prepared import PreparedQuery
 from judge_site.submissions import selectors, services
 
@@ -49,7 +49,7 @@ _PROBLEMS = PreparedQuery(
 @csrf_exempt  # CSRF is enforced in core.api.authenticate for cookie-based requests
 @require_http_methods(["POST"])
 def submissions(request: HttpRequest) -> JsonResponse:
-    user = caller(request)
+    user = caller(request, limited=False)  # services' throttles: per minute, and in flight
     if isinstance(user, JsonResponse):
         return user
     try:
@@ -59,28 +59,20 @@ def submissions(request: HttpRequest) -> JsonResponse:
             f"code: the request is too large (limit {settings.JUDGE_MAX_CODE_BYTES} bytes of code)"
         )
     body = parse_body(raw)
+    if not isinstance(body, JsonResponse):
+        body = checked(body, "SubmissionCreate")  # field types, required fields, the mode
     if isinstance(body, JsonResponse):
         return body
-    if "problem" not in body:
-        return error("problem: missing (a number or a slug)")
     problem = _problem_from(body["problem"])
     if problem is None or not readable(user, problem):  # an exam's unpublished one: inside
         shown = requests.shorten(body["problem"])
         return error(
             f"problem: no such problem {shown} (a number or a slug)", 404 if problem else 400
         )
-    code = body.get("code")
-    if not isinstance(code, str):
-        return error("code: missing or not a string")
-    mode = body.get("mode", "submit")
-    if not isinstance(mode, str):
-        return error("mode: 'run', 'submit' or 'scratch'")
-    script = body.get("script")
-    if script is not None and not isinstance(script, str):
-        return error("script: not a string (the lines a scratch run adds after your code)")
     try:
         submission = services.submission_create(
-            user, problem, code, mode, address=requests.client_ip(request), script=script
+            user, problem, body["code"], body.get("mode", "submit"),
+            address=requests.client_ip(request), script=body.get("script"),
         )
     except services.SubmissionError as exc:
         return error(f"{exc.field}: {exc.message}", exc.status)
