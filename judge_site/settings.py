@@ -370,6 +370,9 @@ JUDGE_GRADER_IMAGE = envstr("JUDGE_GRADER_IMAGE", "")
 JUDGE_GRADER_MEMORY_MIB = envint("JUDGE_GRADER_MEMORY_MIB", "4096")
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")
+# Write calls of the JSON API per user per minute (courses, exams; submissions have the limit
+# above), 0 = no limit; judge_site/core/api.py.
+JUDGE_API_WRITES_PER_MINUTE = envint("JUDGE_API_WRITES_PER_MINUTE", "60")
 # Judgings waiting or running at once: per user, and per client address across accounts
 # (a classroom behind one NAT address shares the second; 0 = no cap).
 JUDGE_MAX_QUEUED_PER_USER = envint("JUDGE_MAX_QUEUED_PER_USER", "8")

@@ -172,7 +172,7 @@ def checked(body: dict[str, Any], schema_name: str) -> dict[str, Any] | JsonResp
 def write_limited(user: AbstractBaseUser) -> JsonResponse | None:
     """429 (with Retry-After) once ``user`` made JUDGE_API_WRITES_PER_MINUTE write calls this
     minute; None otherwise. Counted in the cache (Redis); without it, nothing is limited."""
-    limit = int(getattr(settings, "JUDGE_API_WRITES_PER_MINUTE", 60))
+    limit = int(settings.JUDGE_API_WRITES_PER_MINUTE)
     if limit <= 0:
         return None
     now = time.time()

@@ -39,7 +39,7 @@ def _reason(status: int) -> str:
 _MESSAGES = {
     401: "authentication required (header: Authorization: Token <key>)",
     403: "forbidden",
-    404: "no such API endpoint (see /api/v1/problems, /api/v1/submissions)",
+    404: "no such API endpoint (the reference: /api/v1/docs/)",
     429: "too many requests: wait and try again",
     500: "internal error: the site failed to answer; try again later",
 }
