@@ -3,8 +3,8 @@
 
 ``compile(source, workdir, mode)`` returns the path of a shared library (or, with
 ``program=True``, of an executable: a harness with its own ``main``). A failure is a CompileError
-whose message is the compiler's log with the student's line numbers (the emulation keeps them
-through ``#line``), ``lines`` the student's lines the log names. The compiler is stopped after
+whose message is the compiler's log with the student's line numbers (the emulation's rewrite keeps
+every line where it was), ``lines`` the student's lines the log names. The compiler is stopped after
 ``timeout_s`` (its whole process group is killed); every file it writes is capped at
 ``max_file_bytes`` (RLIMIT_FSIZE: a gigantic object or binary ends the compile); the log kept is
 at most ``output_limit_bytes``.
@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sandbox.cuda.translate import TranslateError, translate
+from sandbox.cuda.translate import HEADER, TranslateError, translate
 
 HERE = Path(__file__).resolve().parent
 MODES = ("emu", "nvcc")
@@ -66,6 +66,7 @@ def _run(cmd: list[str], workdir: Path, timeout_s: float, output_limit_bytes: in
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                env={**os.environ, "LC_ALL": "C"},  # plain ASCII quotes
                                 preexec_fn=lambda: _limit_files(max_file_bytes))
         deadline = time.monotonic() + timeout_s
         status: int | None = None
@@ -139,14 +140,15 @@ def compile(  # the name the judging loop calls (shadows the builtin inside this
             raise ValueError(f"source names must be plain file names, not {name!r}")
         if mode == "emu":
             try:
-                text = translate(text, name)
+                text = translate(text)
             except TranslateError as e:
                 raise CompileError(f"{name}:{e.line}: error: {e}", lines=[e.line],
                                    log=str(e)) from None
         (wd / name).write_text(text, encoding="utf-8")
     if mode == "emu":
         tool = shutil.which(cxx) or cxx
-        cmd = [tool, *EMU_FLAGS, "-x", "c++", f"-I{HERE}", f"-I{HERE / 'include'}"]
+        cmd = [tool, *EMU_FLAGS, "-x", "c++", f"-I{HERE}", f"-I{HERE / 'include'}", "-include",
+               HEADER]
         cmd += [*extra_flags, filename, "-o", str(out)]
         if not program:
             cmd.insert(1, "-shared")

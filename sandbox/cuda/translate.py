@@ -1,8 +1,9 @@
 """CUDA C++ source -> C++17 for the CPU emulation (tj_cuda.h), keeping the student's line numbers.
 
 Three rewrites, each on the student's own lines (a rewrite never adds or removes a newline, and
-the output starts with `#line 1 "<name>"`, so a compiler error or an emulator report names the
-line the student wrote):
+the header comes in by the compiler's ``-include tj_cuda.h``, so line N of the output is line N
+of the student's file: a compiler error, its source excerpt and an emulator report name the line
+the student wrote):
 
 * ``kernel<<<grid, block[, shmem[, stream]]>>>(args)`` becomes
   ``::tj::launcher(kernel, "kernel", grid, block[, ...])(args)``;
@@ -228,8 +229,10 @@ def _shared_edits(src: str, code: str) -> list[_Edit]:
     return edits
 
 
-def translate(source: str, filename: str = "solution.cu") -> str:
-    """The emulation's C++ for ``source``; raises TranslateError (with the student's line)."""
+def translate(source: str) -> str:
+    """The emulation's C++ for ``source``, line for line; raises TranslateError (with the line).
+
+    Compile it under the student's file name with ``-include tj_cuda.h``."""
     code = mask_code(source)
     edits = sorted(_launch_edits(source, code) + _shared_edits(source, code), key=lambda e: e.start)
     for m in re.finditer(r"\b__noinline__\b", code):
@@ -243,5 +246,4 @@ def translate(source: str, filename: str = "solution.cu") -> str:
         out.append(e.text)
         pos = e.end
     out.append(source[pos:])
-    safe_name = filename.replace("\\", "/").replace('"', "")
-    return f'#include "{HEADER}"\n#line 1 "{safe_name}"\n' + "".join(out)
+    return "".join(out)

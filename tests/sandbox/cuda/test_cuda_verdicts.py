@@ -1,0 +1,97 @@
+"""Submissions judged through the emulation: compile with g++ and the sanitizers, call the launch
+function on tensors in the ASan child, and get the right outcome for each (AC, a race or a wrong
+result for a missing barrier, an out-of-bounds RE naming kernel and index, a deadlock, a CE with
+the student's line, a TLE)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import torch
+
+from sandbox.cuda.build import CompileError, compile
+from sandbox.cuda.call import CallTimeout, KernelError, call
+from tests.sandbox.cuda.conftest import SUBMISSIONS
+
+Built = Callable[[str], Path]
+ADD = "void solve(const float* x, const float* y, float* out, int n)"
+SUM = "void solve(const float* x, float* out, int n)"
+
+
+def test_it_accepts_a_grid_stride_add(built: Built) -> None:
+    x, y = torch.randn(1000), torch.randn(1000)
+    out = call(built("add_AC"), ADD, [x, y, torch.empty(1000), 1000])["out"]
+    assert torch.equal(out, x + y)
+
+
+def test_it_accepts_a_block_reduction_with_shared_memory_and_shuffles(built: Built) -> None:
+    x = torch.randn(1500)
+    out = call(built("reduce_AC"), SUM, {"x": x, "out": torch.zeros(1), "n": 1500})["out"]
+    torch.testing.assert_close(out[0], x.sum(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("order", ["reverse", "forward", "shuffle:7"])
+def test_it_reports_the_race_of_a_missing_barrier_in_any_order(
+    built: Built, order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TJ_CUDA_ORDER", order)
+    with pytest.raises(KernelError) as caught:
+        call(built("reduce_no_sync_WA"), SUM, [torch.randn(512), torch.zeros(1), 512])
+    assert caught.value.kind == "race"
+    message = str(caught.value)
+    assert "kernel block_sum<256>" in message
+    assert re.search(r"partial\[\d+\]", message) and "__syncthreads()" in message
+
+
+def test_it_turns_an_off_by_one_write_into_an_error_naming_kernel_buffer_and_index(
+    built: Built,
+) -> None:
+    with pytest.raises(KernelError) as caught:
+        call(built("add_off_by_one_RE"), ADD,
+             [torch.randn(1024), torch.randn(1024), torch.empty(1024), 1024])
+    assert caught.value.kind == "out of bounds"
+    assert str(caught.value).startswith(
+        "out-of-bounds write of out[1024] in kernel add (out has 1024 elements), "
+        "at solution.cu line 4, block (8,0,0), thread (0,0,0)"
+    )
+
+
+def test_it_reports_a_barrier_in_a_divergent_branch_as_a_deadlock(built: Built) -> None:
+    with pytest.raises(KernelError) as caught:
+        call(built("barrier_in_branch_RE"), "void solve(float* out)", [torch.empty(64)])
+    assert caught.value.kind == "deadlock"
+    assert ("threads 0-31 wait at __syncthreads() on line 6; threads 32-63 have exited"
+            in str(caught.value))
+
+
+def test_it_accepts_a_transpose_through_a_shared_tile(built: Built) -> None:
+    x = torch.randn(70, 45)
+    out = call(built("transpose_AC"), "void solve(const float* x, float* out, int rows, int cols)",
+               [x, torch.empty(45, 70), 70, 45])["out"]
+    assert torch.equal(out, x.T)
+
+
+def test_it_shows_a_compile_error_on_the_students_own_line(tmp_path: Path) -> None:
+    source = (SUBMISSIONS / "missing_semicolon_CE.cu").read_text()
+    with pytest.raises(CompileError) as caught:
+        compile(source, tmp_path)
+    assert caught.value.lines == (4,)
+    assert "solution.cu:4:35: error: expected ';' before '}' token" in str(caught.value)
+    assert "if (i < n) out[i] = a * out[i]" in str(caught.value)  # the student's own line
+    assert "tj_cuda" not in str(caught.value) and str(tmp_path) not in str(caught.value)
+
+
+def test_it_stops_a_kernel_that_never_ends_at_the_callers_time_limit(built: Built) -> None:
+    with pytest.raises(CallTimeout) as caught:
+        call(built("endless_TLE"), "void solve(const float* flag, float* out)",
+             [torch.zeros(1), torch.empty(1)], timeout_s=1.5)
+    assert "longer than 1.5 s" in str(caught.value)
+
+
+def test_it_stops_a_compile_past_its_time_limit(tmp_path: Path) -> None:
+    with pytest.raises(CompileError) as caught:
+        compile((SUBMISSIONS / "add_AC.cu").read_text(), tmp_path, timeout_s=0.05)
+    assert caught.value.timed_out and "longer than 0.05 s" in str(caught.value)
