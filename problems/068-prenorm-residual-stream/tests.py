@@ -104,7 +104,7 @@ CASES: list[Case] = [
     Case("block_grad", "prenorm_block", lambda g: _block(g, b=1, t=4, d=8, heads=2, f=12),
          grad_wrt=(0,), note="gradient w.r.t. the stream: identity path plus both sublayers"),
     Case("block_non_contiguous", "prenorm_block", _block_views,
-         note="a transposed stream and weights stored transposed"),
+         note="a transposed stream and weights stored transposed", tags=("non_contiguous",)),
     Case("block_heads_not_dividing", "prenorm_block", lambda g: _block(g, d=10, heads=4),
          note="4 heads do not divide d = 10: ValueError", tags=("validation",)),
     Case("block_bad_key", "prenorm_block", _bad_key,

@@ -90,7 +90,7 @@ CASES: list[Case] = [
          note="an empty [3, 0] tensor"),
     Case("nearest_3d_transposed", "to_bfloat16",
          lambda g: Call((_wide_range(g, 60).reshape(3, 4, 5).transpose(0, 2),)), exact=True,
-         note="a transposed 3-D view: .view(torch.int32) on it fails"),
+         note="a transposed 3-D view: .view(torch.int32) on it fails", tags=("non_contiguous",)),
     # hidden: zero
     Case("zero_patterns", "to_bfloat16", lambda g: Call((_random_patterns(g), "zero")), exact=True,
          note="truncation of arbitrary patterns, NaNs canonical"),
@@ -114,7 +114,7 @@ CASES: list[Case] = [
     Case("stochastic_strided", "to_bfloat16",
          lambda g: Call((_wide_range(g, 48).reshape(6, 8)[:, 1::2], "stochastic",
                          _random_bits(g, 8, 6).t()[:, :4])),
-         exact=True, note="strided values, transposed random bits", tags=("stochastic",)),
+         exact=True, note="strided values, transposed random bits", tags=("stochastic", "non_contiguous")),
     # hidden: errors
     Case("error_float64", "to_bfloat16", lambda g: Call((torch.randn(4, generator=g).double(),)),
          note="a float64 tensor: TypeError", tags=("validation",)),

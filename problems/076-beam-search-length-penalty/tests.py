@@ -169,7 +169,7 @@ CASES: list[Case] = [
     Case("step_first_stale_beams", "beam_search_step", _with_wrong_first_beam,
          note="first step with other log-probs in beams 1..: ignored", tags=("first_step",)),
     Case("step_non_contiguous", "beam_search_step", _views,
-         note="strided beam log-probs, transposed token log-probs and lengths", tags=("score",)),
+         note="strided beam log-probs, transposed token log-probs and lengths", tags=("score", "non_contiguous")),
     Case("step_first_too_few_tokens", "beam_search_step",
          lambda g: Call((torch.zeros(1, 4), torch.zeros(1, 4, 3), torch.zeros(1, 4, dtype=torch.int64),
                          torch.zeros(1, 4, dtype=torch.bool), 1, 0, 1.0), {"first_step": True}),

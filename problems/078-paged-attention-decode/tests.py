@@ -178,7 +178,7 @@ CASES: list[Case] = [
          note="int32 block tables and context lengths (as vLLM stores them)", tags=("table",)),
     Case("non_contiguous", "paged_decode_attention", _views,
          note="q transposed in memory, K and V halves of one fused buffer, a strided block table and lengths",
-         tags=("table",)),
+         tags=("table", "non_contiguous")),
     Case("heads_not_divisible", "paged_decode_attention", _not_divisible,
          note="6 query heads over 4 key/value heads: ValueError", tags=("errors",)),
     Case("needed_entry_negative", "paged_decode_attention", lambda g: _needed_entry(g, negative=True),
