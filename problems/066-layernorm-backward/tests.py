@@ -84,4 +84,8 @@ CASES: list[Case] = [
          lambda g: Call((torch.randn(3, 8, generator=g), torch.ones(8), torch.zeros(3),
                          torch.randn(3, 8, generator=g))),
          note="bias [3] for d = 8: ValueError", tags=("validation",)),
+    Case("bad_weight", "layer_norm_backward",
+         lambda g: Call((torch.randn(3, 8, generator=g), torch.ones(1), torch.zeros(8),
+                         torch.randn(3, 8, generator=g))),
+         note="weight [1] for d = 8 would broadcast: ValueError", tags=("validation",)),
 ]

@@ -93,4 +93,6 @@ CASES: list[Case] = [
          note="one Llama-3.1-405B layer's MLP"),
     Case("count_bad_hidden", "swiglu_param_count", lambda g: Call((64, 0)),
          note="hidden = 0: ValueError", tags=("validation",)),
+    Case("count_bad_dim", "swiglu_param_count", lambda g: Call((-4, 128, True)),
+         note="dim = -4: ValueError, not a negative count", tags=("validation",)),
 ]

@@ -45,6 +45,7 @@ MISTAKES = [
     ("65", "WA/backward_checks_grad_h_only.py", "backward_grad_out_broadcast", "WA"),
     ("65", "WA/default_eps_of_layernorm.py", "forward_default_eps", "WA"),
     ("66", "WA/no_weight_means_no_bias.py", "bias_only", "WA"),
+    ("67", "WA/count_dim_unchecked.py", "count_bad_dim", "WA"),
     ("68", "WA/extra_keys_accepted.py", "block_extra_key", "WA"),
     ("69", "WA/group_size_zero_unchecked.py", "quantize_group_zero", "WA"),
     ("69", "WA/pack_checks_upper_bound_only.py", "pack_below_range", "WA"),
