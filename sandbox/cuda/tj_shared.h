@@ -136,9 +136,10 @@ inline void access(Site& s, long flat, const long* idx, int n, bool write) {
 }
 
 [[noreturn]] inline void shared_oob(const Site& s, const long* idx, int n, bool write) {
-  report("out of bounds", std::string(write ? "write" : "read") + " of " + index_str(s, idx, n) +
-                              " out of bounds in " + where() + " (__shared__ " + s.name +
-                              " has " + shape_str(s) + ")");
+  report("out of bounds", std::string("out-of-bounds ") + (write ? "write" : "read") + " of " +
+                              index_str(s, idx, n) + " in kernel " + kernel_name() +
+                              " (__shared__ " + s.name + " has " + shape_str(s) + "), block " +
+                              dim_str(blockIdx) + (g_cur ? ", thread " + dim_str(g_cur->idx) : ""));
 }
 
 template <class T>

@@ -59,12 +59,47 @@ def test_it_turns_an_off_by_one_write_into_an_error_naming_kernel_buffer_and_ind
     )
 
 
-def test_it_reports_a_barrier_in_a_divergent_branch_as_a_deadlock(built: Built) -> None:
+@pytest.mark.parametrize(
+    ("function", "kind", "says"),
+    [
+        ("solve", "deadlock",
+         "threads 0-31 wait at __syncthreads() on line 8; threads 32-63 have exited"),
+        ("shuffle_after_return", "deadlock",
+         "threads 0-15 wait at __shfl_down_sync() on line 17; threads 16-31 have exited"),
+        ("shared_past_end", "out of bounds",
+         "out-of-bounds read of s[32] in kernel shift (__shared__ s has 32 elements), "
+         "block (0,0,0), thread (31,0,0)"),
+        ("too_many_threads", "bad launch", "a block holds at most 1024 threads"),
+    ],
+)
+def test_it_reports_what_would_hang_or_fault_on_a_gpu(
+    built: Built, function: str, kind: str, says: str
+) -> None:
     with pytest.raises(KernelError) as caught:
-        call(built("barrier_in_branch_RE"), "void solve(float* out)", [torch.empty(64)])
-    assert caught.value.kind == "deadlock"
-    assert ("threads 0-31 wait at __syncthreads() on line 6; threads 32-63 have exited"
-            in str(caught.value))
+        call(built("errors_RE"), f"void {function}(float* out)", [torch.empty(2048)])
+    assert caught.value.kind == kind
+    assert says in str(caught.value)
+
+
+def test_it_runs_warp_collectives_dynamic_shared_memory_and_atomics(built: Built) -> None:
+    x = torch.randn(64) * 2
+    top = torch.zeros(1, dtype=torch.int32)
+    got = call(built("warp_ops_AC"), "void solve(const float* x, float* out, int* top)",
+               [x, torch.empty(64, 8), top], inout=["top"])
+    out, warps = got["out"], x.view(2, 32)
+
+    def per_warp(values: torch.Tensor) -> torch.Tensor:
+        return values.reshape(2, 1).expand(2, 32).reshape(64)
+
+    assert torch.equal(out[:, 0], per_warp(warps[:, 3]))
+    torch.testing.assert_close(out[:, 1], per_warp(warps.sum(1)))
+    torch.testing.assert_close(out[:, 2], warps.cumsum(1).reshape(64))
+    assert torch.equal(out[:, 3], per_warp((warps > 0).sum(1).float()))
+    assert torch.equal(out[:, 4], per_warp((warps > 2.5).any(1).float()))
+    assert torch.equal(out[:, 5], torch.ones(64))
+    assert torch.equal(out[:, 6], torch.full((64,), float((x > 0).sum())))
+    assert torch.equal(out[:, 7], x.flip(0))
+    assert top.item() == int((x * 1000).int().max())
 
 
 def test_it_accepts_a_transpose_through_a_shared_tile(built: Built) -> None:
