@@ -103,16 +103,7 @@ def test_only_the_catalog_folders_are_built_in() -> None:
     assert not is_catalog_folder("901-tiny-double")
 
 
-# Problems 65-80 get their tables from issue 42's second half; until then they are expected to
-# fail here (and the package check's item with them).
-PENDING = {p.name for p in PACKAGES if int(p.name[:3]) >= 65 and load_package(p).statement_cases is None}
-
-
-@pytest.mark.parametrize("package_dir", [
-    pytest.param(p, marks=pytest.mark.xfail(reason="table not written yet (issue 42)", strict=True))
-    if p.name in PENDING else p
-    for p in PACKAGES
-], ids=[p.name for p in PACKAGES])
+@pytest.mark.parametrize("package_dir", PACKAGES, ids=[p.name for p in PACKAGES])
 def test_every_built_in_package_maps_its_statement(package_dir: Path) -> None:
     ok, detail = item(package_dir, required=is_catalog_folder(package_dir.name))
     assert ok, f"{package_dir.name}: {detail}"
