@@ -17,11 +17,10 @@ import re
 import resource
 import shutil
 import signal
-import subprocess
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from sandbox.cuda.proc import read_capped, run_limited
 from sandbox.cuda.translate import HEADER, TranslateError, translate
 
 HERE = Path(__file__).resolve().parent
@@ -62,30 +61,11 @@ def _limit_files(max_bytes: int) -> None:  # runs in the compiler's child, befor
 def _run(cmd: list[str], workdir: Path, timeout_s: float, output_limit_bytes: int,
          max_file_bytes: int) -> tuple[int | None, str]:
     """(exit status or None on timeout, the log cut to output_limit_bytes)."""
-    log_path = workdir / "compile.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True,
-                                env={**os.environ, "LC_ALL": "C"},  # plain ASCII quotes
-                                preexec_fn=lambda: _limit_files(max_file_bytes))
-        deadline = time.monotonic() + timeout_s
-        status: int | None = None
-        while True:
-            try:
-                status = proc.wait(timeout=0.05)
-                break
-            except subprocess.TimeoutExpired:
-                if time.monotonic() > deadline:
-                    break
-    if status is None:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    with open(log_path, "rb") as f:
-        raw = f.read(output_limit_bytes + 1)
-    text = raw[:output_limit_bytes].decode("utf-8", "replace")
-    if len(raw) > output_limit_bytes:
-        text += f"\n[compiler output cut at {output_limit_bytes} bytes]"
-    return status, text
+    log = workdir / "compile.log"
+    status = run_limited(cmd, workdir, timeout_s, stdout=log, stderr=log,
+                         env={**os.environ, "LC_ALL": "C"},  # plain ASCII quotes
+                         preexec=lambda: _limit_files(max_file_bytes))
+    return status, read_capped(log, output_limit_bytes)
 
 
 def _clean_log(log: str, workdir: Path) -> str:

@@ -19,19 +19,16 @@ import ctypes
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from sandbox.cuda.proc import read_capped, run_limited, sanitizer_env
 from sandbox.cuda.reports import REPORT_EXIT, CallTimeout, KernelError, diagnose
 
 CHILD = Path(__file__).resolve().parent / "_child.py"
@@ -153,50 +150,13 @@ def _raw(t: torch.Tensor) -> bytes:
     return t.detach().reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
 
 
-@lru_cache(maxsize=4)
-def asan_runtime(cxx: str = "g++") -> str | None:
-    """The path of libasan.so of the compiler that built the library (preloaded in the child)."""
-    try:
-        out = subprocess.run([cxx, "-print-file-name=libasan.so"], capture_output=True,
-                             text=True, timeout=30, check=False).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out if os.path.isabs(out) and os.path.exists(out) else None
-
-
-def _child_env(cxx: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ASAN_", "UBSAN_", "LD_"))}
-    lib = asan_runtime(cxx)
-    if lib:
-        env["LD_PRELOAD"] = lib
-    env["ASAN_OPTIONS"] = ("detect_leaks=0:halt_on_error=1:abort_on_error=0:symbolize=1:"
-                           "detect_stack_use_after_return=0:allocator_may_return_null=1:"
-                           "print_legend=0:handle_segv=1:verify_asan_link_order=0")
-    env["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
-    return env
-
-
 def _run_child(spec_path: Path, workdir: Path, timeout_s: float, cxx: str,
                output_limit_bytes: int) -> tuple[int | None, str]:
-    err_path = workdir / "call.stderr"
-    out_path = workdir / "call.stdout"
-    with open(err_path, "wb") as err, open(out_path, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-I", str(CHILD), str(spec_path)], cwd=workdir,
-                                stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                env=_child_env(cxx), start_new_session=True)
-        deadline = time.monotonic() + timeout_s
-        status: int | None = None
-        while status is None and time.monotonic() < deadline:
-            try:
-                status = proc.wait(timeout=0.05)
-            except subprocess.TimeoutExpired:
-                pass
-    if status is None:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    with open(err_path, "rb") as f:
-        text = f.read(output_limit_bytes).decode("utf-8", "replace")
-    return status, text
+    err = workdir / "call.stderr"
+    status = run_limited([sys.executable, "-I", str(CHILD), str(spec_path)], workdir, timeout_s,
+                         stdout=workdir / "call.stdout", stderr=err,
+                         env=sanitizer_env(preload_cxx=cxx))
+    return status, read_capped(err, output_limit_bytes)
 
 
 def call(

@@ -219,6 +219,8 @@ inline void launch_raw(LaunchInfo& li, dim3 grid, dim3 block) {
   LaunchInfo* outer = g_launch;
   if (outer && g_cur) report("misuse", "kernel " + k + " launched from inside a kernel");
   g_launch = &li;
+  ucontext_t base;
+  getcontext(&base);
   gridDim = grid;
   blockDim = block;
   for (unsigned bz = 0; bz < grid.z; ++bz)
@@ -236,7 +238,7 @@ inline void launch_raw(LaunchInfo& li, dim3 grid, dim3 block) {
           t.lin = i;
           t.idx = dim3(i % block.x, i / block.x % block.y, i / (block.x * block.y));
           t.stack = stack_for(i);
-          getcontext(&t.ctx);
+          t.ctx = base;  // one getcontext per launch: it costs a system call
           t.ctx.uc_stack.ss_sp = t.stack;
           t.ctx.uc_stack.ss_size = stack_bytes();
           t.ctx.uc_link = nullptr;
