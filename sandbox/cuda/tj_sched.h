@@ -190,6 +190,7 @@ inline size_t& shared_limit() {
 
 // When a sanitizer stops the process, say where the emulation was: the caller names the kernel.
 inline void on_death() {
+  std::fflush(stdout);  // what the program printed before the report (CASE lines) is kept
   std::fprintf(stderr, "\nTJ-CUDA-CONTEXT kernel=%s block=%s thread=%s\n",
                g_launch ? g_launch->kernel : "-", g_launch ? dim_str(blockIdx).c_str() : "-",
                g_cur ? dim_str(g_cur->idx).c_str() : "-");

@@ -234,6 +234,11 @@ def translate(source: str) -> str:
 
     Compile it under the student's file name with ``-include tj_cuda.h``."""
     code = mask_code(source)
+    asm = re.search(r"\b(?:asm|__asm__|__asm)\b", code)
+    if asm:
+        raise TranslateError("inline assembly (asm) is PTX for a GPU and cannot run on the CPU "
+                             "emulation; write it in C++ (intrinsics such as __shfl_sync work)",
+                             _line_of(source, asm.start()))
     edits = sorted(_launch_edits(source, code) + _shared_edits(source, code), key=lambda e: e.start)
     for m in re.finditer(r"\b__noinline__\b", code):
         edits.append(_Edit(m.start(), m.end(), "__attribute__((noinline))"))

@@ -49,6 +49,8 @@ def test_it_keeps_every_line_where_the_student_wrote_it() -> None:
         ("void f() {\n\n  k<<<1, 2>>>;\n}\n", 3, "arguments in (...)"),
         ("__global__ void k() {\n  __shared__ float s[4] = {0};\n}\n", 2, "initializer"),
         ("__global__ void k() {\n  extern __shared__ float s[8];\n}\n", 2, "one empty dimension"),
+        ('__global__ void k(int* o) {\n\n  asm("mov.u32 %0, %%laneid;" : "=r"(o[0]));\n}\n', 3,
+         "inline assembly (asm) is PTX"),
     ],
 )
 def test_it_refuses_what_it_cannot_rewrite_naming_the_line(source: str, line: int,

@@ -14,6 +14,7 @@ import torch
 
 from sandbox.cuda.build import CompileError, compile
 from sandbox.cuda.call import CallTimeout, KernelError, call
+from sandbox.cuda.program import Case, run_program
 from tests.sandbox.cuda.conftest import SUBMISSIONS
 
 Built = Callable[[str], Path]
@@ -130,3 +131,46 @@ def test_it_stops_a_compile_past_its_time_limit(tmp_path: Path) -> None:
     with pytest.raises(CompileError) as caught:
         compile((SUBMISSIONS / "add_AC.cu").read_text(), tmp_path, timeout_s=0.05)
     assert caught.value.timed_out and "longer than 0.05 s" in str(caught.value)
+
+
+def test_it_stops_a_compile_that_writes_a_gigantic_file(tmp_path: Path) -> None:
+    source = 'static char big[50000000] = {1};\nextern "C" void solve(float* o) { o[0] = big[3]; }\n'
+    with pytest.raises(CompileError) as caught:
+        compile(source, tmp_path, max_file_bytes=1 << 20)
+    assert str(caught.value) == "the compiler wrote a file larger than 1048576 bytes and was stopped"
+
+
+HARNESS = r"""#include <cstdio>
+#include <vector>
+#include "solution.cu"
+
+int main() {
+    int n = 300;
+    std::vector<float> x(n), y(n), want(n);
+    for (int i = 0; i < n; ++i) x[i] = i, y[i] = 2 * i, want[i] = 3 * i;
+    float *dx, *dy, *dout;
+    cudaMalloc(&dx, n * sizeof(float));
+    cudaMalloc(&dy, n * sizeof(float));
+    cudaMalloc(&dout, n * sizeof(float));
+    cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    solve(dx, dy, dout, n);
+    std::vector<float> got(n);
+    cudaMemcpy(got.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost);
+    std::printf(got == want ? "CASE add PASS\n" : "CASE add FAIL wrong sums\n");
+    solve(dx, dy, dout, n + 1);  // one past the buffers: ASan stops the program here
+    std::printf("CASE past_the_end PASS\n");
+}
+"""
+
+
+def test_it_runs_a_harness_program_and_reads_its_cases_until_a_report_stops_it(
+    tmp_path: Path,
+) -> None:
+    exe = compile(HARNESS, tmp_path, filename="test.cu", program=True,
+                  extra_sources={"solution.cu": (SUBMISSIONS / "add_AC.cu").read_text()})
+    run = run_program(exe, timeout_s=30)
+    assert run.cases == (Case("add", "PASS", ""),)
+    assert run.error is not None and run.error.kind == "out of bounds"
+    assert "in kernel add" in str(run.error) and "at solution.cu line 7" in str(run.error)
+    assert not run.passed
