@@ -8,7 +8,7 @@ unit in the field name.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 
@@ -160,12 +160,34 @@ class Trust(enum.StrEnum):
 
     VERIFIED = "verified"  # every check held: the times are the sandboxes' own
     CHARGED = "charged"  # believed, with time spent outside the clock added to the submission's
+    # The times passed every check, but the timed sandboxes waited for a CPU beyond the quiet
+    # rule's bound while they were taken (a busy machine): shown, and said so, never "verified"
+    CONTENDED = "contended"
     REJECTED = "rejected"  # not believed: the submission's time is the grader's own round trip
 
     @classmethod
     def worst(cls, values: list[Trust]) -> Trust:
-        order = [cls.VERIFIED, cls.CHARGED, cls.REJECTED]
+        order = [cls.VERIFIED, cls.CHARGED, cls.CONTENDED, cls.REJECTED]
         return max(values, key=order.index, default=cls.VERIFIED)
+
+
+CONTENDED_NOTE = (
+    "timed while the machine was busy ({why}): the figures passed every check but are not "
+    "verified; Submit again when the judge is quieter for a verified timing"
+)
+
+
+def contended(bench: BenchmarkResult, why: str) -> BenchmarkResult:
+    """``bench`` said plainly to be timed on a busy machine (``why``: what the quiet rule saw),
+    when its times were otherwise believed; a rejected timing stays rejected."""
+    if bench.trust not in (Trust.VERIFIED, Trust.CHARGED):
+        return bench
+    note = CONTENDED_NOTE.format(why=why)
+    return replace(
+        bench, trust=Trust.CONTENDED,
+        rule="; ".join(r for r in (bench.rule, "contended") if r),
+        note=f"{bench.note}; {note}" if bench.note else note,
+    )
 
 
 # What a student reads of a rejected timing (sandbox/bench/trust.py's rules that reject, by

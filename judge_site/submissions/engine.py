@@ -19,6 +19,7 @@ on which CPUs the timing ran, how long it waited, and whether it was contended.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import secrets
@@ -42,7 +43,7 @@ from sandbox.backends.cpu_sets import (
     cpuset_for_process,
 )
 from sandbox.bench.gpu_quiet import GpuQuiet
-from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
+from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, contended
 from sandbox.phases import TimedBackend, wait_for_closes
 from sandbox.problem import ProblemPackage
 
@@ -410,6 +411,12 @@ def judge_source(
     if quiet.info:
         result.environment.update(quiet.info)
     gpu_quiet.mark(result.environment)
+    # Times taken while the timed sandboxes waited for a CPU (or the GPU was busy or slowed)
+    # beyond the quiet rules' bounds are shown and said to be contended, never "verified".
+    busy = [quiet.waited] if quiet.waited else []
+    busy += gpu_quiet.found.contended if gpu_quiet.found is not None else []
+    if busy and result.benchmark is not None:
+        result = dataclasses.replace(result, benchmark=contended(result.benchmark, "; ".join(busy)))
     return result
 
 
@@ -426,6 +433,9 @@ class _QuietCpus:
         self.cpuset: str | None = getattr(backend, "cpuset", None)
         self.info: dict[str, str] = {}
         self._contended: list[str] = []
+        # Set when the timed sandboxes (or, where unknown, the host's tasks) waited for a CPU
+        # beyond CONTENDED_CPU_PRESSURE: the timing is then said to be contended, never verified.
+        self.waited = ""
         self._pressure_meter: PressureMeter | None = None
         self.boxes: Callable[[], Sequence[Sandbox]] | None = None  # the judging's sandboxes
         self._lock: TimingLock | None = None
@@ -475,9 +485,8 @@ class _QuietCpus:
             self.info["timing_host_cpu_pressure"] = f"{host:.3f}"
         if pressure > CONTENDED_CPU_PRESSURE:
             whose = "the timed sandboxes" if meter.source == "sandboxes" else "the host's tasks"
-            self._contended.append(
-                f"{whose} waited for a CPU {100 * pressure:.0f} % of the time"
-            )
+            self.waited = f"{whose} waited for a CPU {100 * pressure:.0f} % of the time"
+            self._contended.append(self.waited)
             self.info["timing_contended"] = "yes: " + "; ".join(self._contended)
 
     def after(self) -> None:

@@ -254,7 +254,7 @@ class BoardRow:
     submission_id: int
     at: datetime
     verified: bool = True  # the grader trusted the timing (see BenchmarkResult.verified)
-    trust: str = "verified"  # sandbox.contracts.Trust: verified | charged | rejected
+    trust: str = "verified"  # sandbox.contracts.Trust: verified | charged | contended | rejected
     geomean: float | None = None  # geometric mean of the per-shape speedups
 
 

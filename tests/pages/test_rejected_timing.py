@@ -159,3 +159,41 @@ def test_a_result_page_evaluates_no_cost_expression(
         page = client.get(f"/submissions/{before.pk}/").content.decode()
         assert page.count('class="point ') == 2
     assert sorted(calls) == ["12 * n * n", "2 * n ** 3"]
+
+
+# ------------------------------------------------------------------ a contended timing (issue 41)
+
+def test_a_busy_machines_timing_is_said_to_be_contended_never_verified() -> None:
+    from sandbox.contracts import BenchmarkResult, Trust, contended
+
+    why = "the timed sandboxes waited for a CPU 58 % of the time"
+    verified = BenchmarkResult(speedup=0.54, submission_ms=2.0, baseline_ms=1.08)
+    busy = contended(verified, why)
+    assert busy.trust == Trust.CONTENDED and busy.rule == "contended"
+    assert why in busy.note and "not verified" in busy.note and "Submit again" in busy.note
+    assert busy.speedup == 0.54  # the figure is kept, said plainly to be unverified
+    charged = contended(BenchmarkResult(1.2, 1.0, 1.2, trust=Trust.CHARGED, rule="gap_excess",
+                                        note="charged 0.1 ms"), why)
+    assert (charged.trust, charged.rule) == (Trust.CONTENDED, "gap_excess; contended")
+    assert charged.note.startswith("charged 0.1 ms; timed while the machine was busy")
+    rejected = BenchmarkResult(None, None, 1.0, trust=Trust.REJECTED, rule="gap_excess")
+    assert contended(rejected, why) is rejected  # a rejected timing stays rejected
+    assert Trust.worst([Trust.CHARGED, Trust.CONTENDED]) == Trust.CONTENDED
+    assert Trust.worst([Trust.CONTENDED, Trust.REJECTED]) == Trust.REJECTED
+
+
+def test_the_result_page_and_the_board_say_contended(client, alice, problem, enqueued) -> None:
+    busy = {"speedup": 0.54, "submission_ms": 2.0, "baseline_ms": 1.08, "repetitions": 20,
+            "shape": "embed", "trust": "contended", "rule": "contended",
+            "note": "timed while the machine was busy (the timed sandboxes waited for a CPU 58 % "
+                    "of the time): the figures passed every check but are not verified",
+            "shapes": []}
+    sub = judged(alice, problem, busy)
+    login(client, alice)
+    page = client.get(f"/submissions/{sub.pk}/").content.decode()
+    assert "timing <strong class=\"trust-contended\">contended</strong>" in page
+    assert "waited for a CPU 58 %" in page and "timing <strong class=\"trust-verified\">" not in page
+    (row,) = selectors.leaderboard_problem_page(problem).rows
+    assert (row.username, row.trust) == ("alice", "contended")
+    board = client.get(f"/problems/{problem.number}/leaderboard/").content.decode()
+    assert "(contended)" in board
