@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandbox.bench.shape_rule import gpu_shape_problems
 from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
 from sandbox.hints import failing_names, hinted_checks_failed, package_hint_items
 from sandbox.problem import Case, PackageError, ProblemPackage, inline_kernels, kernels_module_path
@@ -164,6 +163,10 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
                 problems.append(f"{shape.name}: inputs do not build: {type(exc).__name__}: {exc}")
         report.add("static: benchmark baselines and inputs resolve", not problems, "; ".join(problems))
         _cost_checks(package, report)
+        # Here, not at the top: sandbox.bench imports torch, and the web (no torch) imports
+        # this module for the upload's static checks.
+        from sandbox.bench.shape_rule import gpu_shape_problems
+
         gpu_problems, proved = gpu_shape_problems(package)
         report.add("static: GPU shapes sized for the device (L2, speed of light)",
                    not gpu_problems, "; ".join(gpu_problems) or proved)
