@@ -108,3 +108,40 @@ inline float min(float a, float b) { return std::fmin(a, b); }
 inline float max(float a, float b) { return std::fmax(a, b); }
 inline double min(double a, double b) { return std::fmin(a, b); }
 inline double max(double a, double b) { return std::fmax(a, b); }
+
+// ---- vector types ------------------------------------------------------------------------------
+#define TJ_VEC2(T, N, A) \
+  struct alignas(A) N##2 { T x, y; }; \
+  inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
+#define TJ_VEC4(T, N, A) \
+  struct alignas(A) N##4 { T x, y, z, w; }; \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+TJ_VEC2(float, float, 8)
+TJ_VEC4(float, float, 16)
+TJ_VEC2(int, int, 8)
+TJ_VEC4(int, int, 16)
+TJ_VEC2(unsigned, uint, 8)
+TJ_VEC4(unsigned, uint, 16)
+TJ_VEC2(double, double, 16)
+#undef TJ_VEC2
+#undef TJ_VEC4
+struct float3 { float x, y, z; };
+inline float3 make_float3(float x, float y, float z) { return float3{x, y, z}; }
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
+inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return dim3(x, y, z); }
+
+// ---- printf: a shared-array element prints as its value, not as the proxy object --------------
+namespace tj {
+template <class T>
+T unref(const Ref<T>& r) { return static_cast<T>(r); }
+template <class T>
+const T& unref(const T& v) { return v; }
+}  // namespace tj
+template <class... A>
+int tj_printf(const char* fmt, const A&... a) {
+  return std::printf(fmt, ::tj::unref(a)...);
+}
+namespace std {
+using ::tj_printf;
+}
+#define printf(...) tj_printf(__VA_ARGS__)

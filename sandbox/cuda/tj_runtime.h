@@ -88,3 +88,16 @@ inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute a, int v) {
     ::tj::shared_limit() = static_cast<size_t>(v) > 227u * 1024u ? 227u * 1024u : static_cast<size_t>(v);
   return cudaSuccess;
 }
+// __constant__ and __device__ variables are plain globals here.
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, size_t n, size_t offset = 0,
+                                      cudaMemcpyKind = cudaMemcpyHostToDevice) {
+  std::memcpy(reinterpret_cast<char*>(&symbol) + offset, src, n);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t n, size_t offset = 0,
+                                        cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+  std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, n);
+  return cudaSuccess;
+}
