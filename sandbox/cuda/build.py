@@ -12,12 +12,16 @@ at most ``output_limit_bytes``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import resource
 import shutil
 import signal
+import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from sandbox.cuda.proc import read_capped, run_limited
@@ -68,6 +72,48 @@ def _run(cmd: list[str], workdir: Path, timeout_s: float, output_limit_bytes: in
     return status, read_capped(log, output_limit_bytes)
 
 
+@lru_cache(maxsize=4)
+def _compiler_id(tool: str) -> str:
+    try:
+        out = subprocess.run([tool, "-dumpfullversion", "-dumpmachine"], capture_output=True,
+                             text=True, timeout=30, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return f"{os.path.realpath(tool)} {out.strip()}"
+
+
+def default_cache_dir() -> Path:
+    """$TJ_CUDA_CACHE, else a directory of this user's in the temporary directory."""
+    env = os.environ.get("TJ_CUDA_CACHE")
+    return Path(env) if env else Path(tempfile.gettempdir()) / f"tj_cuda_cache-{os.getuid()}"
+
+
+def core_object(tool: str, cache_dir: Path, timeout_s: float) -> Path | None:
+    """tj_core.o for this compiler, these flags and these headers: built once, then reused
+    (the emulator's functions, which are most of a submission's compile). None if it cannot be
+    built or stored; the submission then compiles them itself."""
+    ident = _compiler_id(tool)
+    if not ident:
+        return None
+    digest = hashlib.sha256(ident.encode() + " ".join(EMU_FLAGS).encode())
+    for path in sorted(HERE.glob("tj_*")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    out = cache_dir / f"tj_core-{digest.hexdigest()[:20]}.o"
+    if out.is_file():
+        return out
+    try:
+        cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix="core-", dir=cache_dir))
+    except OSError:
+        return None
+    cmd = [tool, *EMU_FLAGS, f"-I{HERE}", "-c", str(HERE / "tj_core.cpp"), "-o", str(tmp / "c.o")]
+    status = run_limited(cmd, tmp, timeout_s, stdout=tmp / "log", stderr=tmp / "log")
+    if status == 0:
+        os.replace(tmp / "c.o", out)  # atomic: a concurrent build writes the same bytes
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out if out.is_file() else None
+
+
 def _clean_log(log: str, workdir: Path) -> str:
     """The log without our directories: the student sees its file names and the header's."""
     for d in (str(HERE / "include") + "/", str(HERE) + "/", str(workdir) + "/"):
@@ -99,12 +145,14 @@ def compile(  # the name the judging loop calls (shadows the builtin inside this
     cxx: str = "g++",
     nvcc: str = "nvcc",
     extra_flags: Sequence[str] = (),
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> Path:
     """Compile ``source`` (saved as ``filename`` in ``workdir``); return the library's path.
 
     ``extra_sources`` are more files written beside it (e.g. a harness that
     ``#include "solution.cu"``); in mode "emu" each is translated too. With ``program=True`` the
-    result is an executable and ``filename`` must hold (or include) ``main``.
+    result is an executable and ``filename`` must hold (or include) ``main``. ``cache_dir``
+    keeps the emulator's precompiled part (default: default_cache_dir()).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -129,7 +177,11 @@ def compile(  # the name the judging loop calls (shadows the builtin inside this
         tool = shutil.which(cxx) or cxx
         cmd = [tool, *EMU_FLAGS, "-x", "c++", f"-I{HERE}", f"-I{HERE / 'include'}", "-include",
                HEADER]
-        cmd += [*extra_flags, filename, "-o", str(out)]
+        cmd += [*extra_flags, filename]
+        core = core_object(tool, Path(cache_dir) if cache_dir else default_cache_dir(), timeout_s)
+        if core is not None:
+            cmd += ["-DTJ_CUDA_PREBUILT", "-x", "none", str(core)]
+        cmd += ["-o", str(out)]
         if not program:
             cmd.insert(1, "-shared")
     else:

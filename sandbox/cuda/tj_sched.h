@@ -6,7 +6,7 @@ namespace tj {
 
 // ---- barriers ---------------------------------------------------------------------------------
 
-inline int barrier(int line, const char* what, int pred = 0) {
+TJ_CORE int barrier(int line, const char* what, int pred = 0) {
   Thread& t = self(what);
   t.st = St::Barrier;
   t.line = line;
@@ -34,7 +34,7 @@ T from_bits(uint64_t b) {
   return v;
 }
 
-inline uint64_t warp_op(int kind, unsigned mask, uint64_t val, int arg, int width, int pred,
+TJ_CORE uint64_t warp_op(int kind, unsigned mask, uint64_t val, int arg, int width, int pred,
                         const char* what, int line) {
   Thread& t = self(what);
   if (width <= 0 || width > 32 || (width & (width - 1)))
@@ -55,7 +55,7 @@ inline uint64_t warp_op(int kind, unsigned mask, uint64_t val, int arg, int widt
 }
 
 // Results of one released collective: lanes holds the thread index of each lane (-1: none).
-inline void warp_results(Block& b, const int* lanes, unsigned members) {
+TJ_CORE void warp_results(Block& b, const int* lanes, unsigned members) {
   unsigned ballot = 0;
   for (int l = 0; l < 32; ++l)
     if ((members >> l & 1u) && b.th[lanes[l]].pred) ballot |= 1u << l;
@@ -83,7 +83,7 @@ inline void warp_results(Block& b, const int* lanes, unsigned members) {
 
 // Releases every warp group whose lanes have all arrived. Lanes arriving with the same mask form a
 // group; the group is complete when every existing lane of the mask is there.
-inline bool release_warps(Block& b) {
+TJ_CORE bool release_warps(Block& b) {
   bool any = false;
   int nwarps = (b.n + 31) / 32;
   for (int w = 0; w < nwarps; ++w) {
@@ -131,7 +131,7 @@ inline bool release_warps(Block& b) {
 
 // ---- deadlock ----------------------------------------------------------------------------------
 
-[[noreturn]] inline void deadlock(Block& b) {
+[[noreturn]] TJ_CORE void deadlock(Block& b) {
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   for (int i = 0; i < b.n; ++i) {
     const Thread& t = b.th[i];
@@ -158,7 +158,7 @@ inline bool release_warps(Block& b) {
 
 // ---- a block ------------------------------------------------------------------------------------
 
-inline void run_block(Block& b) {
+TJ_CORE void run_block(Block& b) {
   std::vector<int> ids(b.n);
   for (;;) {
     run_order(ids, b.epoch);
@@ -183,20 +183,20 @@ inline void run_block(Block& b) {
   }
 }
 
-inline size_t& shared_limit() {
+TJ_CORE size_t& shared_limit() {
   static size_t limit = 48 * 1024;
   return limit;
 }
 
 // When a sanitizer stops the process, say where the emulation was: the caller names the kernel.
-inline void on_death() {
+TJ_CORE void on_death() {
   std::fflush(stdout);  // what the program printed before the report (CASE lines) is kept
   std::fprintf(stderr, "\nTJ-CUDA-CONTEXT kernel=%s block=%s thread=%s\n",
                g_launch ? g_launch->kernel : "-", g_launch ? dim_str(blockIdx).c_str() : "-",
                g_cur ? dim_str(g_cur->idx).c_str() : "-");
 }
 
-inline void launch_raw(LaunchInfo& li, dim3 grid, dim3 block) {
+TJ_CORE void launch_raw(LaunchInfo& li, dim3 grid, dim3 block) {
 #ifdef TJ_ASAN
   static bool hooked = (__sanitizer_set_death_callback(on_death), true);
   (void)hooked;
@@ -312,7 +312,7 @@ T tj_shfl(int kind, const char* what, int line, unsigned mask, T v, int arg, int
 #define __syncwarp(...) ::tj::syncwarp(__LINE__, ##__VA_ARGS__)
 
 namespace tj {
-inline unsigned lanes_alive_mask() {
+TJ_CORE unsigned lanes_alive_mask() {
   Thread& t = self("a warp operation");
   unsigned m = 0;
   int w = t.lin / 32;
@@ -322,7 +322,7 @@ inline unsigned lanes_alive_mask() {
   }
   return m;
 }
-inline void syncwarp(int line, unsigned mask = 0xffffffffu) {
+TJ_CORE void syncwarp(int line, unsigned mask = 0xffffffffu) {
   warp_op(kSyncWarp, mask, 0, 0, 32, 0, "__syncwarp()", line);
 }
 }  // namespace tj

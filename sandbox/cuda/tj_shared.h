@@ -40,7 +40,7 @@ struct Site {
   }
 };
 
-inline std::string shape_str(const Site& s) {
+TJ_CORE std::string shape_str(const Site& s) {
   if (s.ndim <= 1) return std::to_string(s.count) + " elements";
   std::string r = "shape ";
   for (int i = 0; i < s.ndim; ++i) r += "[" + std::to_string(s.dims[i]) + "]";
@@ -48,7 +48,7 @@ inline std::string shape_str(const Site& s) {
 }
 
 // This block's storage of a site, made on first use.
-inline Site& storage(Site& s) {
+TJ_CORE Site& storage(Site& s) {
   Block* b = g_block;
   if (!b) report("misuse", std::string("__shared__ array ") + s.name + " used outside a kernel");
   if (s.serial == b->serial) return s;
@@ -82,18 +82,18 @@ inline Site& storage(Site& s) {
   return s;
 }
 
-inline std::string index_str(const Site& s, const long* idx, int n) {
+TJ_CORE std::string index_str(const Site& s, const long* idx, int n) {
   std::string r = s.name;
   for (int i = 0; i < n; ++i) r += "[" + std::to_string(idx[i]) + "]";
   return r;
 }
 
-inline std::string since(const Block& b) {
+TJ_CORE std::string since(const Block& b) {
   return b.epoch ? "since the barrier on line " + std::to_string(b.epoch_line)
                  : "since the kernel started";
 }
 
-[[noreturn]] inline void race(const Site& s, const long* idx, int n, const char* mine,
+[[noreturn]] TJ_CORE void race(const Site& s, const long* idx, int n, const char* mine,
                               const char* theirs, int other) {
   std::string who = other == -2 ? "other threads" : "thread " + std::to_string(other);
   report("race", "kernel " + kernel_name() + ", block " + dim_str(blockIdx) + ": thread " +
@@ -103,7 +103,7 @@ inline std::string since(const Block& b) {
                      "between the two accesses");
 }
 
-inline void access(Site& s, long flat, const long* idx, int n, bool write) {
+TJ_CORE void access(Site& s, long flat, const long* idx, int n, bool write) {
   Thread& t = self("a __shared__ array access");
   Block& b = *g_block;
   Shadow& sh = s.shadow[flat];
@@ -135,7 +135,7 @@ inline void access(Site& s, long flat, const long* idx, int n, bool write) {
   }
 }
 
-[[noreturn]] inline void shared_oob(const Site& s, const long* idx, int n, bool write) {
+[[noreturn]] TJ_CORE void shared_oob(const Site& s, const long* idx, int n, bool write) {
   report("out of bounds", std::string("out-of-bounds ") + (write ? "write" : "read") + " of " +
                               index_str(s, idx, n) + " in kernel " + kernel_name() +
                               " (__shared__ " + s.name + " has " + shape_str(s) + "), block " +

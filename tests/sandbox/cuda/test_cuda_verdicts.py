@@ -133,6 +133,14 @@ def test_it_stops_a_compile_past_its_time_limit(tmp_path: Path) -> None:
     assert caught.value.timed_out and "longer than 0.05 s" in str(caught.value)
 
 
+def test_it_compiles_the_emulator_itself_when_its_cache_cannot_be_written(tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "cache"
+    not_a_dir.write_text("a file where the cache directory would go")
+    lib = compile((SUBMISSIONS / "add_AC.cu").read_text(), tmp_path / "w", cache_dir=not_a_dir)
+    x, y = torch.randn(300), torch.randn(300)
+    assert torch.equal(call(lib, ADD, [x, y, torch.empty(300), 300])["out"], x + y)
+
+
 def test_it_stops_a_compile_that_writes_a_gigantic_file(tmp_path: Path) -> None:
     source = 'static char big[50000000] = {1};\nextern "C" void solve(float* o) { o[0] = big[3]; }\n'
     with pytest.raises(CompileError) as caught:
