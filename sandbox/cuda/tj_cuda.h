@@ -111,6 +111,7 @@ struct Block {
   unsigned serial = 0;     // distinct for every block run, to reset shared arrays
   size_t shared_bytes = 0;
   std::vector<void*> owned;  // this block's shared allocations, freed when it ends
+  unsigned char* dyn = nullptr;  // the dynamic shared memory: every extern __shared__ aliases it
   int bar_count = 0;       // __syncthreads_count/and/or: predicates of the arrivals
 };
 

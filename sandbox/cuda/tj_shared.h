@@ -73,11 +73,17 @@ TJ_CORE Site& storage(Site& s) {
                                std::to_string(shared_limit()));
   }
   size_t bytes = s.count * s.elem;
-  s.data = static_cast<unsigned char*>(std::malloc(bytes ? bytes : 1));
-  std::memset(s.data, 0xFF, bytes);
+  if (s.dynamic && b->dyn) {
+    s.data = b->dyn;
+  } else {
+    if (s.dynamic) bytes = g_launch->dyn_shared;  // exact: ASan sees a step past its end
+    s.data = static_cast<unsigned char*>(std::malloc(bytes ? bytes : 1));
+    std::memset(s.data, 0xFF, bytes);
+    b->owned.push_back(s.data);
+    if (s.dynamic) b->dyn = s.data;
+  }
   s.shadow = static_cast<Shadow*>(std::malloc(sizeof(Shadow) * (s.count ? s.count : 1)));
   std::uninitialized_fill_n(s.shadow, s.count ? s.count : 1, Shadow{});
-  b->owned.push_back(s.data);
   b->owned.push_back(s.shadow);
   return s;
 }

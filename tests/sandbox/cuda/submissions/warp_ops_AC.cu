@@ -1,5 +1,11 @@
 // The warp collectives, dynamic shared memory, atomics and __syncthreads_count in one kernel.
 // Block of 64 threads as 32 x 2; out has 64 rows of 8 values, one row per thread.
+// Every extern __shared__ array of a block is the same memory.
+__device__ float mirror(int t) {
+    extern __shared__ float same_memory[];
+    return same_memory[63 - t];
+}
+
 __global__ void warp_ops(const float* x, float* out, int* top) {
     extern __shared__ float dyn[];
     int t = threadIdx.y * blockDim.x + threadIdx.x;
@@ -23,7 +29,7 @@ __global__ void warp_ops(const float* x, float* out, int* top) {
     dyn[t] = v;
     int count = __syncthreads_count(v > 0.0f);
     row[6] = (float)count;
-    row[7] = dyn[63 - t];                                       // another warp's value
+    row[7] = mirror(t);                                         // another warp's value
     atomicMax(top, (int)(v * 1000.0f));
 }
 
