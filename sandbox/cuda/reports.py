@@ -10,7 +10,9 @@ an overflow becomes "out-of-bounds write of y[1024] in kernel add (y has 1024 el
 from __future__ import annotations
 
 import re
+import shutil
 import signal
+import subprocess
 from dataclasses import dataclass
 
 REPORT_EXIT = 86
@@ -55,7 +57,29 @@ def _context(text: str) -> tuple[str, str]:
 def _student_line(text: str) -> str:
     """", at solution.cu line 7" from the first stack frame in a .cu file, if any."""
     m = re.search(r"#\d+ 0x[0-9a-f]+ in .*?[ /]([\w.-]+\.cuh?):(\d+)", text)
-    return f", at {m.group(1)} line {m.group(2)}" if m else ""
+    if m:
+        return f", at {m.group(1)} line {m.group(2)}"
+    # The sanitizers' own symbolizer leaves some frames (template instances) as "(lib+0x..)":
+    # ask addr2line, in stack order, for the first that is in the student's file.
+    frames = re.findall(r"^\s+#\d+ 0x[0-9a-f]+ in .*? \((/[^()+\s]+)\+(0x[0-9a-f]+)\)$", text, re.M)
+    tool = shutil.which("addr2line")
+    if not frames or not tool:
+        return ""
+    libs = [p for p in dict.fromkeys(path for path, _ in frames)
+            if not p.startswith(("/usr/", "/lib"))]  # the system's libraries are not the student's
+    if not libs:
+        return ""
+    lib = libs[0]
+    offsets = [off for path, off in frames if path == lib][:40]
+    try:
+        out = subprocess.run([tool, "-e", lib, *offsets], capture_output=True, text=True,
+                             timeout=10, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    for m in re.finditer(r"([\w.-]+\.cuh?):(\d+)", out):
+        if m.group(2) != "0":
+            return f", at {m.group(1)} line {m.group(2)}"
+    return ""
 
 
 def _overflow(text: str, bufs: list[Buffer]) -> str | None:
@@ -89,7 +113,11 @@ def diagnose(stderr: str, returncode: int, *, function: str = "") -> KernelError
     own = re.search(r"^TJ-CUDA ([a-z ]+): (.*)$", stderr, re.M)
     if own:
         kind, msg = own.group(1), own.group(2)
-        return KernelError(kind, msg if kind == "out of bounds" else f"{kind}: {msg}")
+        line = _student_line(stderr)  # from the stack printed when the report came from a thread
+        if kind == "out of bounds":
+            cut = msg.find(", block (")
+            return KernelError(kind, msg[:cut] + line + msg[cut:] if cut >= 0 else msg + line)
+        return KernelError(kind, f"{kind}{line.replace(', at', ' at')}: {msg}")
     kernel, where = _context(stderr)
     asan = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", stderr)
     if asan:

@@ -132,6 +132,10 @@ inline size_t g_main_stack_size = 0;
 
 [[noreturn]] TJ_CORE void report(const char* kind, const std::string& msg) {
   std::fflush(stdout);
+#ifdef TJ_ASAN
+  // The stack names the student's line of the access (the caller reads the first .cu frame).
+  if (g_cur) __sanitizer_print_stack_trace();
+#endif
   std::fprintf(stderr, "\nTJ-CUDA %s: %s\n", kind, msg.c_str());
   std::fflush(stderr);
   _exit(kReportExit);
