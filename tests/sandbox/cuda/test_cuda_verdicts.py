@@ -6,6 +6,7 @@ the student's line, a TLE)."""
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -133,6 +134,25 @@ def test_it_stops_a_compile_past_its_time_limit(tmp_path: Path) -> None:
     with pytest.raises(CompileError) as caught:
         compile((SUBMISSIONS / "add_AC.cu").read_text(), tmp_path, timeout_s=0.05)
     assert caught.value.timed_out and "longer than 0.05 s" in str(caught.value)
+
+
+def test_it_says_when_the_library_lacks_the_launch_function(built: Built) -> None:
+    with pytest.raises(KernelError) as caught:
+        call(built("add_AC"), "void launch(float* out)", [torch.empty(4)])
+    assert caught.value.kind == "missing function"
+    assert 'no function launch; define it with extern "C"' in str(caught.value)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed here")
+def test_it_compiles_the_same_sources_with_nvcc_for_a_gpu(tmp_path: Path) -> None:
+    lib = compile((SUBMISSIONS / "warp_ops_AC.cu").read_text(), tmp_path / "ok", mode="nvcc",
+                  timeout_s=300)
+    assert lib.name == "libsolution.so" and lib.stat().st_size > 0
+    with pytest.raises(CompileError) as caught:
+        compile((SUBMISSIONS / "missing_semicolon_CE.cu").read_text(), tmp_path / "ce",
+                mode="nvcc", timeout_s=300)
+    assert caught.value.lines == (5,)  # nvcc points at the brace after the missing ';'
+    assert 'solution.cu(5): error: expected a ";"' in str(caught.value)
 
 
 def test_it_compiles_the_emulator_itself_when_its_cache_cannot_be_written(tmp_path: Path) -> None:
