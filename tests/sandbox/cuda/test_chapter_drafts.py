@@ -6,7 +6,9 @@ package's bindings.py with ``launch`` bound to that library, run the cases of te
 hidden, in order, one fixed seed) through the bindings and compare with solution.py's output under
 the package's tolerances. solution.cu and solutions/AC/*.cu match on every case; for the others the
 first case that fails decides, as in a judging: WA a mismatch or a race report, RE a KernelError
-naming an out-of-bounds access, TLE a timeout; starter.cu fails somewhere.
+naming an out-of-bounds access, TLE a timeout; starter.cu fails somewhere. A cheap static test
+(not slow) checks each package's manifest: the statement-cases table, the public examples named in
+statement.md, hint ladders keyed to existing cases or tags, GPU shapes sized for the H200.
 """
 
 from __future__ import annotations
@@ -23,8 +25,11 @@ from typing import Any
 import pytest
 import torch
 
+from sandbox.bench.shape_rule import MIN_L2_MULTIPLE, MIN_SOL_MS, gpu_limits
+from sandbox.cost import parse_cost
 from sandbox.cuda.build import compile
 from sandbox.cuda.call import CallTimeout, KernelError, call
+from sandbox.statement_cases import parse_statement_cases, statement_cases_problems
 
 ROOT = Path(__file__).resolve().parents[3]
 DRAFTS = ROOT / "problems" / "cuda-drafts"
@@ -32,7 +37,10 @@ SEED = 20261205
 TLE_TIMEOUT_S = 2.0
 CALL_TIMEOUT_S = 20.0
 
-pytestmark = pytest.mark.slow
+
+def _packages() -> list[Any]:
+    return [pytest.param(toml.parent, id=toml.parent.name)
+            for toml in sorted(DRAFTS.glob("*/problem.toml"))]
 
 
 def _tagged_files() -> Iterator[Any]:
@@ -122,6 +130,35 @@ def _outcomes(pkg: Path, library: Path, timeout_s: float, stop_at_failure: bool,
     return results
 
 
+@pytest.mark.parametrize("pkg", _packages())
+def test_each_draft_package_states_its_cases_hints_and_gpu_shapes(pkg: Path) -> None:
+    toml = tomllib.loads((pkg / "problem.toml").read_text())
+    statement = (pkg / "statement.md").read_text()
+    cases = _module(pkg / "tests.py", f"draft_tests_{pkg.name[:3]}").CASES
+    assert (toml.get("language"), toml.get("chapter")) == ("cuda", "CUDA C++ kernels")
+    assert all(c.fn in toml.get("functions", []) for c in cases)
+    ok, detail = statement_cases_problems(parse_statement_cases(toml.get("statement_cases")),
+                                          statement, [(c.name, c.public) for c in cases],
+                                          required=True)
+    assert ok, detail
+    for case in cases:
+        if case.public:
+            assert case.note and f"**{case.name}**" in statement, case.name
+    names, tags = {c.name for c in cases}, {t for c in cases for t in c.tags}
+    for ladder in toml.get("hints", {}).get("ladders", []):
+        kind, _, key = ladder["check"].partition(":")
+        assert (key in tags if kind == "tag" else ladder["check"] in names), ladder["check"]
+    bench = toml.get("benchmark", {})
+    assert bench.get("baseline", "").startswith("kernels.cuda_chapter:")
+    l2, bandwidth, flops = gpu_limits()
+    for shape in bench.get("shapes", []):
+        cost = parse_cost(shape.get("cost"))
+        assert shape.get("device") == "gpu" and cost is not None, shape["name"]
+        sol_ms = 1e3 * max(cost.bytes / bandwidth, cost.flops / flops)
+        assert cost.bytes >= MIN_L2_MULTIPLE * l2 and sol_ms >= MIN_SOL_MS, shape["name"]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("pkg", "rel", "verdict"), list(_tagged_files()))
 def test_each_draft_file_gets_its_verdict_on_the_emulator(
     pkg: Path, rel: str, verdict: str, draft_library: Callable[[str], Path]
