@@ -12,10 +12,13 @@ for scalars value).
 
 import ctypes
 import json
+import signal
 import sys
 
 
 def main() -> None:
+    # Python ignores SIGXFSZ; the caller's file-size limit must stop a kernel that prints forever.
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     with open(sys.argv[1], encoding="utf-8") as f:
         spec = json.load(f)
     libc = ctypes.CDLL(None)

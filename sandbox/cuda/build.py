@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -24,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from sandbox.cuda.proc import read_capped, run_limited
+from sandbox.cuda.proc import file_limit, read_capped, run_limited
 from sandbox.cuda.translate import HEADER, TranslateError, translate
 
 HERE = Path(__file__).resolve().parent
@@ -57,18 +56,13 @@ class CompileError(Exception):
         self.timed_out = timed_out
 
 
-def _limit_files(max_bytes: int) -> None:  # runs in the compiler's child, before exec
-    resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
-    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-
-
 def _run(cmd: list[str], workdir: Path, timeout_s: float, output_limit_bytes: int,
          max_file_bytes: int) -> tuple[int | None, str]:
     """(exit status or None on timeout, the log cut to output_limit_bytes)."""
     log = workdir / "compile.log"
     status = run_limited(cmd, workdir, timeout_s, stdout=log, stderr=log,
                          env={**os.environ, "LC_ALL": "C"},  # plain ASCII quotes
-                         preexec=lambda: _limit_files(max_file_bytes))
+                         preexec=file_limit(max_file_bytes))
     return status, read_capped(log, output_limit_bytes)
 
 

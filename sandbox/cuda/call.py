@@ -28,7 +28,13 @@ from typing import Any
 
 import torch
 
-from sandbox.cuda.proc import read_capped, run_limited, sanitizer_env
+from sandbox.cuda.proc import (
+    PRINT_LIMIT_BYTES,
+    file_limit,
+    read_capped,
+    run_limited,
+    sanitizer_env,
+)
 from sandbox.cuda.reports import REPORT_EXIT, CallTimeout, KernelError, diagnose
 
 CHILD = Path(__file__).resolve().parent / "_child.py"
@@ -151,11 +157,12 @@ def _raw(t: torch.Tensor) -> bytes:
 
 
 def _run_child(spec_path: Path, workdir: Path, timeout_s: float, cxx: str,
-               output_limit_bytes: int) -> tuple[int | None, str]:
+               output_limit_bytes: int, out_bytes: int) -> tuple[int | None, str]:
     err = workdir / "call.stderr"
     status = run_limited([sys.executable, "-I", str(CHILD), str(spec_path)], workdir, timeout_s,
                          stdout=workdir / "call.stdout", stderr=err,
-                         env=sanitizer_env(preload_cxx=cxx))
+                         env=sanitizer_env(preload_cxx=cxx),
+                         preexec=file_limit(out_bytes + PRINT_LIMIT_BYTES))
     return status, read_capped(err, output_limit_bytes)
 
 
@@ -201,7 +208,9 @@ def call(
         spec = {"library": str(Path(library).resolve()), "function": sig.function,
                 "input": str(wd / "in.bin"), "output": str(wd / "out.bin"), "params": params}
         (wd / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-        status, stderr = _run_child(wd / "spec.json", wd, timeout_s, cxx, output_limit_bytes)
+        out_bytes = sum(p["nbytes"] for p in params if p["kind"] == "ptr" and p["out"])
+        status, stderr = _run_child(wd / "spec.json", wd, timeout_s, cxx, output_limit_bytes,
+                                    out_bytes)
         if status is None:
             raise CallTimeout("timeout", f"{sig.function} ran longer than {timeout_s:g} s and was "
                               "stopped (an endless loop, or a barrier loop that never ends?)")

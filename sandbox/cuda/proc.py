@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -48,6 +49,20 @@ def read_capped(path: Path, limit_bytes: int) -> str:
         raw = f.read(limit_bytes + 1)
     text = raw[:limit_bytes].decode("utf-8", "replace")
     return text + (f"\n[output cut at {limit_bytes} bytes]" if len(raw) > limit_bytes else "")
+
+
+# What a call or a test program may write (its printf output, and the call's outputs on top).
+PRINT_LIMIT_BYTES = 16 * 1024 * 1024
+
+
+def file_limit(max_bytes: int) -> Callable[[], None]:
+    """A preexec function capping every file the child writes (SIGXFSZ past it)."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+
+    return limit
 
 
 @lru_cache(maxsize=4)

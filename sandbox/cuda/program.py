@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.cuda.proc import read_capped, run_limited, sanitizer_env
+from sandbox.cuda.proc import PRINT_LIMIT_BYTES, file_limit, read_capped, run_limited, sanitizer_env
 from sandbox.cuda.reports import CallTimeout, KernelError, diagnose
 
 _CASE = re.compile(r"^CASE (\S+) (PASS|FAIL|ERROR)\b ?(.*)$", re.M)
@@ -55,7 +55,8 @@ def run_program(path: str | os.PathLike[str], *, mode: str = "emu", timeout_s: f
         wd = Path(tmp)
         out, err = wd / "stdout", wd / "stderr"
         env = sanitizer_env() if mode == "emu" else None
-        status = run_limited([str(exe)], wd, timeout_s, stdout=out, stderr=err, env=env)
+        status = run_limited([str(exe)], wd, timeout_s, stdout=out, stderr=err, env=env,
+                             preexec=file_limit(PRINT_LIMIT_BYTES))
         if status is None:
             raise CallTimeout("timeout", f"the test program ran longer than {timeout_s:g} s and "
                               "was stopped (an endless loop?)")

@@ -142,6 +142,9 @@ def diagnose(stderr: str, returncode: int, *, function: str = "") -> KernelError
     if ub:
         return KernelError("undefined behaviour", f"undefined behaviour{kernel} at {ub.group(1)} "
                            f"line {ub.group(2)}: {ub.group(3).strip()}{where}")
+    if returncode == -signal.SIGXFSZ:
+        return KernelError("output limit", "the program printed too much and was stopped "
+                           "(printf in a kernel prints once per thread)")
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name

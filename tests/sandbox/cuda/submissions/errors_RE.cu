@@ -30,3 +30,9 @@ extern "C" void shared_past_end(float* out) { shift<<<1, 32>>>(out); }
 // More threads per block than a GPU has.
 __global__ void fill(float* out) { out[threadIdx.x] = 1.0f; }
 extern "C" void too_many_threads(float* out) { fill<<<1, 2048>>>(out); }
+
+// Prints forever: stopped by the call's file-size limit, not left to fill the disk.
+__global__ void chatter(float* out) {
+    for (;;) printf("thread %d is still here\n", (int)threadIdx.x);
+}
+extern "C" void prints_forever(float* out) { chatter<<<1, 32>>>(out); }
