@@ -93,7 +93,10 @@ COPY problems/ /app/problems/
 COPY judge_site/ /app/judge_site/
 # Uploaded problem packages (JUDGE_PACKAGES_DIR): a volume shared with web, owned by the app user.
 # /var/lock/tensor-judge (JUDGE_LOCK_DIR): the timing locks the workers share (a volume).
+# /app on the venv's path by a .pth: `python -I -m sandbox.runner` (the local backend's runner)
+# and the confined grader find the package from any working directory.
 RUN python3 -m compileall -q judge_site sandbox kernels && chmod 0755 /app/docker/entrypoint.sh \
+    && python3 -c "import site, pathlib; pathlib.Path(site.getsitepackages()[0], 'tensor-judge.pth').write_text('/app\\n')" \
     && mkdir -p /app/media/packages /var/lock/tensor-judge \
     && chown 10002:10002 /app/media/packages /var/lock/tensor-judge
 USER 10002:10002

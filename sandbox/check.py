@@ -152,7 +152,10 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
             if shape.device == "gpu":  # GiBs of inputs, for a GPU: proved by its cost model
                 continue
             try:
-                from sandbox.inputs import INPUT_KINDS, build_inputs  # torch: only for the check
+                from sandbox.runner.inputs import (  # torch: only for the check
+                    INPUT_KINDS,
+                    build_inputs,
+                )
 
                 built = build_inputs(shape.args, 0)
                 for spec, value in zip(shape.args, built, strict=True):
@@ -178,7 +181,7 @@ def _cost_checks(package: ProblemPackage, report: CheckReport) -> None:
     shape's inputs, reads (every argument not marked ``partial``) and returns. A shape without
     a model is named in the detail (it gets no speed of light), not failed."""
     from sandbox.cost import bytes_floor
-    from sandbox.inputs import build_inputs  # torch: only for the check
+    from sandbox.runner.inputs import build_inputs  # torch: only for the check
 
     assert package.benchmark is not None
     problems: list[str] = []

@@ -18,7 +18,8 @@ from sandbox.compare_view import side_by_side
 from sandbox.compare_view import unravel as _unravel
 from sandbox.contracts import Verdict, WrongKind
 from sandbox.problem import Case, Tolerance
-from sandbox.wire import DTYPE_NAMES, Unsupported, WireTensor, strip_classes
+from sandbox.runner.wire import DTYPE_NAMES, Unsupported, WireTensor
+from sandbox.runner.wire_decode import strip_classes
 
 # torch.testing.assert_close defaults, by dtype name.
 DEFAULT_TOLERANCES: dict[str, Tolerance] = {

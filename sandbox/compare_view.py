@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from sandbox.problem import Tolerance
-from sandbox.wire import DTYPE_NAMES
+from sandbox.runner.wire import DTYPE_NAMES
 
 MAX_ROWS = 8
 MAX_COLS = 8  # a 1-D tensor is wrapped in rows of this many elements

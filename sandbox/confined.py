@@ -25,11 +25,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from sandbox import framing
 from sandbox.backends.base import Backend, Sandbox, SandboxError, SandboxTimeout
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.problem import PackageError, ProblemPackage
 from sandbox.relay import Bounds, BoxService
+from sandbox.runner import framing
 
 log = logging.getLogger(__name__)
 

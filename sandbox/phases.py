@@ -33,8 +33,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from sandbox import framing
 from sandbox.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
+from sandbox.runner import framing
 
 PHASE_OF_OP = {"load": "load", "baselines": "load", "call": "tests", "script": "tests",
                "bye": "shutdown"}

@@ -4,7 +4,7 @@ grader; the student's names are proxies whose calls cross the channel to the san
 The test.py of the package is executed here, in the grader's process, with two modules given to
 its imports: ``checker`` (sandbox/practice_checker.py) and ``solution``, a proxy module. Every
 call of a proxy is one ``call`` request to the generic runner, which calls a function of the
-harness appended to the student's file (sandbox/practice_shim.py); arguments and results travel
+harness appended to the student's file (sandbox/runner/practice_shim.py); arguments and results travel
 through the wire codec (tensors, numpy arrays, scalars, lists, tuples, dicts). So the student's
 process holds the inputs of the moment and nothing else: never the test source, the reference,
 or an expected value. An exception the student's code raises comes back as an exception of the
@@ -37,6 +37,7 @@ calls it makes together.
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import logging
 import time
 import traceback
@@ -45,12 +46,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
-from sandbox import wire
 from sandbox.compare import is_memory_error
 from sandbox.contracts import (
     SLACK_S,
     Verdict,
 )
+from sandbox.runner import wire, wire_decode
 from sandbox.session import (
     CHANNEL_MESSAGE,
     Fault,
@@ -75,7 +76,9 @@ TESTS_FILENAME = "tests.py"
 def shim_source() -> str:
     """The harness appended to the student's file (after a blank line, so their line numbers
     stay theirs)."""
-    return (Path(__file__).with_name("practice_shim.py")).read_text(encoding="utf-8")
+    spec = importlib.util.find_spec("sandbox.runner.practice_shim")  # read, never imported here
+    assert spec is not None and spec.origin is not None
+    return Path(spec.origin).read_text(encoding="utf-8")
 
 
 class Abort(BaseException):  # noqa: N818 - not an Exception: a test's `except Exception` must not catch it
@@ -124,7 +127,7 @@ class Remote:
         finally:
             self.depth -= 1
         try:
-            obs = wire.decode(reply.get("obs"), blob, numpy=True)
+            obs = wire_decode.decode(reply.get("obs"), blob, numpy=True)
         except wire.WireError:
             self._fault(Fault(Verdict.RE, CHANNEL_MESSAGE))
         if not well_formed(obs):
@@ -157,8 +160,8 @@ class Remote:
         ident = reply.get("callback")
         fn = self.callbacks.get(ident) if type(ident) is int else None
         try:
-            args = wire.decode(reply.get("args"), blob, numpy=True)
-            kwargs = wire.decode(reply.get("kwargs"), blob, numpy=True)
+            args = wire_decode.decode(reply.get("args"), blob, numpy=True)
+            kwargs = wire_decode.decode(reply.get("kwargs"), blob, numpy=True)
         except wire.WireError:
             self._fault(Fault(Verdict.RE, CHANNEL_MESSAGE))
         if fn is None or type(args) is not list or type(kwargs) is not dict:

@@ -83,7 +83,7 @@ class BenchShape:
     """One benchmark configuration: ``fn`` called with inputs built from a declarative spec.
 
     ``args`` is a list of input specs that the generic runner can build inside the sandbox
-    from a seed, fresh for every iteration (see sandbox.inputs.build_inputs): JSON literals, or
+    from a seed, fresh for every iteration (see sandbox.runner.inputs.build_inputs): JSON literals, or
     ``{"randint": [lo, hi], "shape": [...]}``, ``{"randn": [...], "dtype": "float32"}``,
     ``{"lengths_mask": [B, T], "side": "right"}``.
     ``baseline`` ("kernels.module:function") is this shape's speed reference; the loader fills

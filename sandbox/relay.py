@@ -5,7 +5,7 @@ in the confined grader process (sandbox/grader_process.py): a sandbox of its own
 socket, no database or broker credentials, no network. It still needs sandboxes for the
 student's file and the baseline; the worker's launcher (sandbox/confined.py), which holds the
 engine, starts them on its behalf and relays their frames. Both sides speak in frames
-(sandbox/framing.py) over the grader process's stdin/stdout:
+(sandbox/runner/framing.py) over the grader process's stdin/stdout:
 
 grader -> launcher, each with a request id ``rid``:
   ``{"rpc": "start", "trusted": bool, "spec": {...}}``       -> ``{"box": id, "environment": {...}}``
@@ -39,7 +39,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from sandbox import framing
 from sandbox.backends.base import (
     Backend,
     FrameTooLarge,
@@ -51,6 +50,7 @@ from sandbox.backends.base import (
     SandboxTimeout,
 )
 from sandbox.contracts import SLACK_S, STARTUP_TIMEOUT_S, Limits, import_limit_s
+from sandbox.runner import framing
 
 MAX_OPEN_BOXES = 4  # open at once for one job: the student's and the baseline's, and spare
 MAX_JOB_FRAME_MIB = 512

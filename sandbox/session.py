@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox import framing, wire
 from sandbox.backends.base import (
     FrameTooLarge,
     Sandbox,
@@ -22,6 +21,7 @@ from sandbox.backends.base import (
     SandboxTimeout,
 )
 from sandbox.contracts import CPU_POLL_S, SLACK_S, STARTUP_TIMEOUT_S, WALL_BACKSTOP, Verdict
+from sandbox.runner import framing, wire, wire_decode
 
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"
 # The JSON part of a reply is parsed whole before any node is counted, and a Python object
@@ -180,7 +180,7 @@ class Session:
         self, reply: dict[str, Any], blob: bytes, key: str, *, keep_class: bool = True
     ) -> Any:
         try:
-            return wire.decode(reply.get(key), blob, keep_class=keep_class)
+            return wire_decode.decode(reply.get(key), blob, keep_class=keep_class)
         except wire.WireError:
             raise Fault(Verdict.RE, CHANNEL_MESSAGE) from None
 

@@ -2,7 +2,7 @@
 
 On a container attached without a TTY, Docker multiplexes stdout and stderr on one socket with
 an 8-byte header per chunk (stream id, 3 zero bytes, big-endian size). stdout carries the
-runner's frames (sandbox/framing.py); stderr is kept as a bounded tail for diagnostics and
+runner's frames (sandbox/runner/framing.py); stderr is kept as a bounded tail for diagnostics and
 counted (the output limit). Nothing here touches a socket: the Docker sandbox feeds it what it
 reads, so the layout is unit-tested without an engine (tests/sandbox/test_attach_stream.py)."""
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import collections
 import struct
 
-from sandbox.framing import HEADER, parse_header
+from sandbox.runner.framing import HEADER, parse_header
 
 MUX_HEADER = struct.Struct(">BxxxI")
 STDOUT, STDERR = 1, 2

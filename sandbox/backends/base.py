@@ -1,8 +1,8 @@
 """The runner contract: how the trusted grader talks to one sandbox, whatever isolates it.
 
-A backend starts a fresh sandbox running the generic runner (sandbox/runner.py) and gives the
+A backend starts a fresh sandbox running the generic runner (sandbox/runner/server.py) and gives the
 grader a byte channel to it. The host side never imports torch and never interprets what
-crosses the channel beyond framing (sandbox/wire.py); the grader does that.
+crosses the channel beyond framing (sandbox/runner/wire.py); the grader does that.
 
 Lifecycle: ``with backend.start(spec) as box: box.send(frame); box.recv(timeout_s)``; leaving
 the block always destroys the sandbox (kill, remove), whatever happened inside.

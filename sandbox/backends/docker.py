@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 IMAGE_INFO_TTL_S = 60.0  # how long a backend trusts the image id it read for a tag
 DEFAULT_IMAGE = "tensor-judge-sandbox:cpu"
 DEFAULT_GPU_IMAGE = "tensor-judge-sandbox:cuda"
-RUNNER_COMMAND = ["python3", "-I", "/opt/judge/runner.py"]
+RUNNER_COMMAND = ["python3", "-I", "-m", "sandbox.runner"]
 
 
 def kept_key(spec: SandboxSpec) -> tuple[str | None, tuple[int, int, int, int, int, str | None]]:

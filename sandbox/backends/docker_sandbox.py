@@ -36,7 +36,7 @@ from sandbox.backends.base import (
 )
 from sandbox.backends.cgroup_cpu import CgroupCpu
 from sandbox.backends.gpu_lock import GpuLock
-from sandbox.framing import FrameError
+from sandbox.runner.framing import FrameError
 
 log = logging.getLogger("sandbox.backends.docker")
 

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 ZYGOTE = Path(__file__).resolve().with_name("zygote.py")
-RUNNER_DIR = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 120.0  # interpreter and torch import, on a busy machine
 FORK_TIMEOUT_S = 30.0
 
@@ -66,7 +65,7 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
         self.proc = subprocess.Popen(
-            [python, "-I", str(ZYGOTE), str(RUNNER_DIR), str(theirs.fileno())],
+            [python, "-I", str(ZYGOTE), str(theirs.fileno())],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             pass_fds=(theirs.fileno(),), env=env, start_new_session=True,
         )

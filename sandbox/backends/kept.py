@@ -12,7 +12,7 @@ and answers its goodbye itself (the runner stays up). The goodbye gives the sand
 keeper when nothing went wrong with it (at once, not when the judging's sandboxes are removed
 after its verdict, so a Submit right after finds it); ``close`` destroys it otherwise (any
 channel error, a timeout, a judging that ended without its goodbye). The next judging's ``load`` replaces the
-loaded module (sandbox/runner.py).
+loaded module (sandbox/runner/server.py).
 
 Bounds: a kept sandbox is retired once ``max_age_s`` has passed since it started (the orphan
 sweep removes sandboxes by age: a kept one must never be old enough to look orphaned), or when
@@ -25,8 +25,8 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 
-from sandbox import framing
 from sandbox.backends.base import Sandbox, SandboxError, SandboxExit, SandboxSpec, SandboxTimeout
+from sandbox.runner import framing
 
 _GOODBYE = framing.encode_frame({"ok": True})
 

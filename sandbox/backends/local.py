@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 from typing import IO
 
-from sandbox import framing
 from sandbox.backends import forkserver
 from sandbox.backends.base import (
     RUNNER_ENV,
@@ -42,8 +41,9 @@ from sandbox.backends.base import (
     SandboxTimeout,
     register,
 )
+from sandbox.runner import framing
 
-RUNNER = Path(__file__).resolve().parent.parent / "runner.py"
+RUNNER = ["-I", "-m", "sandbox.runner"]  # the package is importable where the site runs
 OUTPUT_NAME = ".judge-output"
 # torch maps a lot of address space it never touches; the limit is memory_mib plus this.
 ADDRESS_SPACE_HEADROOM_MIB = 1024
@@ -114,7 +114,7 @@ class LocalSandbox(Sandbox):
         limits: list[tuple[int, int]],
     ) -> subprocess.Popen[bytes]:
         argv = [python, *command] if command else [
-            python, "-I", str(RUNNER), "--output-file", str(self.output_path)
+            python, *RUNNER, "--output-file", str(self.output_path)
         ]
         proc = subprocess.Popen(
             argv,

@@ -1,10 +1,11 @@
 """The local backend's fork server: one interpreter that has imported torch and the runner's
 modules forks a fresh runner per sandbox, instead of every sandbox importing torch again.
 
-Run as ``python -I zygote.py RUNNER_DIR CONTROL_FD`` by sandbox/backends/forkserver.py, never
+Run as ``python -I zygote.py CONTROL_FD`` by sandbox/backends/forkserver.py, never
 inside an image. It executes no student code itself and never touches a tensor (so torch's
 thread pools and CUDA are not initialized when it forks: a forked child starts as clean as a
-fresh ``python -I runner.py`` after its imports). Single-threaded by design: ``fork`` in a
+fresh ``python -I -m sandbox.runner`` after its imports). It imports the runner's package
+(sandbox/runner/) and nothing else of ours. Single-threaded by design: ``fork`` in a
 process with threads would copy their locks mid-flight.
 
 Control channel: a SOCK_SEQPACKET socket (one message per datagram).
@@ -60,10 +61,9 @@ def _child(runner: Any, modules: dict[str, object], request: dict, fds: list[int
         tempfile.tempdir = None
         for which, value in request["limits"]:
             resource.setrlimit(int(which), (int(value), int(value)))
-        # The runner is __main__ in a process of its own (the practice shim finds its channel
-        # there); the zygote's module is not what a runner's process holds.
+        # The runner's server is __main__, as in a process of its own; the zygote's module is
+        # not what a runner's process holds.
         sys.modules["__main__"] = runner
-        sys.modules.pop("runner", None)
         runner._setup_fds(request["output"])
         server = runner._Server(
             modules["framing"], modules["wire"], modules["calls"], modules["digests"],
@@ -83,17 +83,13 @@ def _child(runner: Any, modules: dict[str, object], request: dict, fds: list[int
 
 
 def main() -> int:
-    runner_dir, control_fd = sys.argv[1], int(sys.argv[2])
-    sys.path[:0] = [runner_dir]
-    import calls  # noqa: PLC0415 - the runner's own modules, from its folder
-    import digests  # noqa: PLC0415
-    import framing  # noqa: PLC0415
-    import inputs  # noqa: PLC0415
-    import runner  # noqa: PLC0415
-    import torch  # noqa: PLC0415
-    import wire  # noqa: PLC0415
+    control_fd = int(sys.argv[1])
+    import torch  # noqa: PLC0415 - imported here, as a runner's main() does
 
-    modules = {"calls": calls, "digests": digests, "framing": framing, "inputs": inputs,
+    from sandbox.runner import calls, digests, framing, inputs, wire  # noqa: PLC0415
+    from sandbox.runner import server as runner  # noqa: PLC0415
+
+    modules: dict[str, object] = {"calls": calls, "digests": digests, "framing": framing, "inputs": inputs,
                "torch": torch, "wire": wire}
     control = socket.socket(fileno=control_fd)
     wake_r, wake_w = os.pipe()

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from sandbox import digests, inputs, wire
 from sandbox.compare import DEFAULT_TOLERANCES, Outcome, compare, tolerance_for
 from sandbox.contracts import TestResult, Verdict, WrongKind
 from sandbox.problem import BenchShape, Call, Case, PackageError, ProblemPackage, Tolerance
+from sandbox.runner import digests, inputs, wire, wire_decode
 
 SPREAD = 16.0  # how far past the element-wise tolerance one element of a large shape may round
 
@@ -72,7 +72,7 @@ def outputs_agree(
               for name, t in {**DEFAULT_TOLERANCES, **package.tolerances}.items()}
     if compare(expected, got, case, spread).verdict != Verdict.AC:
         return outcome
-    if _close_as_a_whole(expected_value, wire.strip_classes(got_value), package.tolerances):
+    if _close_as_a_whole(expected_value, wire_decode.strip_classes(got_value), package.tolerances):
         return Outcome(Verdict.AC)
     return outcome
 

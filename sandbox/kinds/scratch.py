@@ -5,7 +5,7 @@ Nothing of the package's tests reaches the sandbox, nor does the grader load the
 reference, no expected value (``prepare`` loads nothing). The loop imports the student's file
 (no name is required: a half-written file runs too); the one "case" sends the script
 (``op: script``); the runner runs it with the file's names, keeps the first
-SCRATCH_OUTPUT_CHARS characters of what it prints (sandbox/calls.py's ``run_script``) and
+SCRATCH_OUTPUT_CHARS characters of what it prints (sandbox/runner/calls.py's ``run_script``) and
 answers with them and the exception that ended it. The output is the student's own text and
 is treated as hostile: typed, cut to the limit here again, never parsed.
 

@@ -26,7 +26,6 @@ from typing import Any
 
 import torch
 
-from sandbox import calls
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.bench.peak import CACHE as PEAKS
 from sandbox.bench.peak import PROBE, Peak, machine_peak, with_probe
@@ -35,6 +34,7 @@ from sandbox.contracts import IMPORT_TIMEOUT_S, SLACK_S, BenchmarkResult, Mode, 
 from sandbox.feedback import explain
 from sandbox.judging import Kind, PrepareError, goodbye, register
 from sandbox.problem import Case, PackageError, baseline_file
+from sandbox.runner import calls
 from sandbox.session import (
     CHANNEL_MESSAGE,
     Fault,

@@ -2,8 +2,7 @@
 where asked, exceptions turned into observations with the submission's frames only.
 
 Used by the runner (student code, inside the sandbox) and by the grader (reference code), so
-both sides observe a call with the same semantics. Imported as ``sandbox.calls`` on the trusted
-side and as the top-level module ``calls`` beside runner.py in the sandbox."""
+both sides observe a call with the same semantics (the same module on both sides)."""
 
 from __future__ import annotations
 
@@ -17,11 +16,7 @@ from typing import Any
 
 import torch
 
-try:
-    from sandbox.tensors import map_tree, same_layout
-except ImportError:  # inside the sandbox
-    from tensors import map_tree, same_layout  # type: ignore[no-redef]
-
+from sandbox.runner.tensors import map_tree, same_layout
 
 
 def _clone(value: Any) -> Any:

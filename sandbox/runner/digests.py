@@ -1,8 +1,7 @@
 """Keyed digests of values as the channel encodes them (wire.py): a time reply carries the
 digest of the output it timed, and the output fetched later must hash the same.
 
-Imported as ``sandbox.digests`` by the grader (bench/verify.py) and as the top-level module
-``digests`` beside runner.py in the sandbox."""
+Used by the runner and by the grader (bench/verify.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +9,7 @@ import hashlib
 import json
 from typing import Any
 
-try:
-    from sandbox import wire
-except ImportError:  # inside the sandbox
-    import wire  # type: ignore[no-redef]
+from sandbox.runner import wire
 
 
 def _keyed_hash(key: str) -> Any:

@@ -4,8 +4,8 @@ One frame: ``MAGIC`` (4 bytes) + payload length (4 bytes, big-endian) + payload.
 One payload: JSON length (4 bytes, big-endian) + UTF-8 JSON + raw bytes (the tensors' data,
 addressed by offsets in the JSON). Nothing is ever pickled in either direction.
 
-This module is copied into the sandbox image beside runner.py and imported there as a
-top-level module, so it imports only the standard library.
+Part of the runner's package (copied into the sandbox image), so it imports only the
+standard library.
 """
 
 from __future__ import annotations

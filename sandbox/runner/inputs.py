@@ -1,8 +1,8 @@
 """Benchmark inputs: the positional arguments of timed calls, built from a problem's input specs
 (problem.toml ``[[benchmark.shapes]]`` ``args``) deterministically from a seed.
 
-Imported as ``sandbox.inputs`` by the trusted grader (to re-verify a timed output) and as the
-top-level module ``inputs`` by the runner inside the sandbox, which builds every timed call's
+Used by the trusted grader (to re-verify a timed output) and by the runner inside the
+sandbox, which builds every timed call's
 arguments with it; it depends on the standard library, torch and the codec's dtype list only.
 
 A spec is a JSON literal (passed as is), a list or dict of specs, or a dict holding exactly one
@@ -21,10 +21,7 @@ from typing import Any
 
 import torch
 
-try:
-    from sandbox import wire
-except ImportError:  # inside the sandbox: a top-level module beside runner.py
-    import wire  # type: ignore[no-redef]
+from sandbox.runner import wire
 
 InputKind = Callable[[dict[str, Any], torch.Generator], Any]
 INPUT_KINDS: dict[str, InputKind] = {}

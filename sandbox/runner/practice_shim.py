@@ -37,11 +37,12 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
     import torch as _torch
 
     g = globals()
-    # The runner (run as __main__) and its channel modules, for callbacks.
-    main: Any = _sys.modules.get("__main__")
-    wire: Any = _sys.modules.get("wire")
-    calls: Any = _sys.modules.get("calls")
-    framing: Any = _sys.modules.get("framing")
+    # The runner's server module and its channel modules, for callbacks.
+    main: Any = _sys.modules.get("sandbox.runner.server")
+    wire: Any = _sys.modules.get("sandbox.runner.wire")
+    wire_decode: Any = _sys.modules.get("sandbox.runner.wire_decode")
+    calls: Any = _sys.modules.get("sandbox.runner.calls")
+    framing: Any = _sys.modules.get("sandbox.runner.framing")
     objects: dict[int, Any] = {}
     saved: dict[str, Any] = {}
     counter = [0]
@@ -136,11 +137,11 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
                     if not (isinstance(cls, type) and issubclass(cls, Exception)):
                         cls = RuntimeError
                     raise cls(str(info.get("message", "")))
-                return unwrap(wire.decode(msg.get("value"), blob, numpy=True))
+                return unwrap(wire_decode.decode(msg.get("value"), blob, numpy=True))
             if op == "call" and str(msg.get("fn", "")).startswith("__pj_"):
                 fn = g[str(msg["fn"])]
-                call_args = wire.decode(msg.get("args"), blob, numpy=True)
-                call_kwargs = wire.decode(msg.get("kwargs"), blob, numpy=True)
+                call_args = wire_decode.decode(msg.get("args"), blob, numpy=True)
+                call_kwargs = wire_decode.decode(msg.get("kwargs"), blob, numpy=True)
                 obs = calls.execute_call(fn, call_args, call_kwargs, [], 0, g.get("__file__"))
                 send({"ok": True}, obs=obs)
                 continue

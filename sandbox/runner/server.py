@@ -1,9 +1,9 @@
 """The generic runner: the only judge code inside a sandbox. It answers the trusted grader.
 
-Run as ``python -I runner.py``. It knows nothing of problems and holds no solution: it
+Run as ``python -I -m sandbox.runner``. It knows nothing of problems and holds no solution: it
 receives a submission's source, calls its functions on inputs it is sent, times them, and
 reports observations. A baseline is timed the same way, as the "submission" of a sandbox of
-its own that the grader drives in alternation with the student's (sandbox/bench/timing.py). Frames (sandbox/framing.py)
+its own that the grader drives in alternation with the student's (sandbox/bench/timing.py). Frames (sandbox/runner/framing.py)
 travel on a private copy of the original stdin/stdout; the student's fd 0 reads /dev/null
 and fds 1 and 2 write to a file under $TMPDIR whose size the grader sees with every reply.
 
@@ -52,17 +52,13 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--output-file", default="")
     opts = parser.parse_args()
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:0] = [here]
     tmp = os.environ.get("TMPDIR") or "/tmp"
     _setup_fds(opts.output_file or os.path.join(tmp, ".judge-output"))
 
-    import calls  # noqa: PLC0415 - after sys.path is set
-    import digests  # noqa: PLC0415
-    import framing  # noqa: PLC0415
-    import inputs  # noqa: PLC0415
+    # Imported once the frames have their own fds: nothing an import prints reaches the channel.
     import torch  # noqa: PLC0415
-    import wire  # noqa: PLC0415
+
+    from sandbox.runner import calls, digests, framing, inputs, wire  # noqa: PLC0415
 
     server = _Server(framing, wire, calls, digests, inputs, torch, tmp)
     return server.serve()
@@ -74,6 +70,9 @@ class _Server:
     ) -> None:
         # References captured before any student code runs.
         self.framing, self.wire, self.inputs, self.torch = framing, wire, inputs, torch
+        from sandbox.runner import wire_decode  # noqa: PLC0415 - beside wire, as main() imports it
+
+        self.decode = wire_decode.decode
         self.encode_frame = framing.encode_frame
         self.execute_call = calls.execute_call
         self.exception_observation = calls.exception_observation
@@ -246,8 +245,8 @@ class _Server:
 
     def op_call(self, msg: dict[str, Any], blob: bytes) -> None:
         device = self._device(msg.get("device", "cpu"))
-        args = self.wire.decode(msg.get("args"), blob, device=device, numpy=True)
-        kwargs = self.wire.decode(msg.get("kwargs"), blob, device=device, numpy=True)
+        args = self.decode(msg.get("args"), blob, device=device, numpy=True)
+        kwargs = self.decode(msg.get("kwargs"), blob, device=device, numpy=True)
         fn = self.functions[str(msg.get("fn"))]
         obs = self.execute_call(
             fn,
@@ -373,6 +372,3 @@ def _syntax_error_text(exc: SyntaxError) -> str:
     lines.append(f"{type(exc).__name__}: {exc.msg}")
     return "\n".join(lines)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,8 @@
 """Tensor layouts and dtypes for the channel (wire.py): which views travel with their strides,
 how a view is copied with its layout, the dtypes allowed on the wire.
 
-Imported as ``sandbox.tensors`` by the trusted side and as the top-level module ``tensors``
-inside the sandbox (copied beside runner.py), so it depends on torch only."""
+Used on both sides of the channel (the runner's package is copied into the image), so it
+depends on torch only."""
 
 from __future__ import annotations
 

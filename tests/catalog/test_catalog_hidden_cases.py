@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import torch
 
-from sandbox import calls, wire
 from sandbox.compare import compare
 from sandbox.problem import Case, find_package
+from sandbox.runner import calls, wire, wire_decode
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
 SEED = 20261201
@@ -81,8 +81,8 @@ def _judge_case(number: str, source: ModuleType, case: Case) -> str:
         obs = calls.execute_call(
             getattr(module, case.fn), list(call.args), dict(call.kwargs), case.grad_wrt, 5
         )
-        observed.append(wire.decode(*wire.encode(obs), keep_class=True))
-    expected = wire.strip_classes(observed[0])
+        observed.append(wire_decode.decode(*wire.encode(obs), keep_class=True))
+    expected = wire_decode.strip_classes(observed[0])
     return compare(expected, observed[1], case, package.tolerances).verdict.value
 
 
@@ -144,6 +144,6 @@ def test_problems_with_tensor_arguments_pass_non_contiguous_ones(package_dir: Pa
         pytest.skip("no tensor arguments")
     assert views, "no hidden case passes a non-contiguous tensor"
     for view in views:  # and the channel hands them over as they are
-        back = wire.decode(*wire.encode(view))
+        back = wire_decode.decode(*wire.encode(view))
         assert back.stride() == view.stride() and back.storage_offset() == view.storage_offset()
         assert torch.equal(back, view)

@@ -15,10 +15,10 @@ from types import ModuleType
 
 import torch
 
-from sandbox import calls, wire
 from sandbox.compare import compare
 from sandbox.grader import case_seed
 from sandbox.problem import find_package
+from sandbox.runner import calls, wire, wire_decode
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
 SECRETS = range(30)
@@ -52,9 +52,9 @@ def test_54_large_logits_grads_is_stable_across_secrets() -> None:
         def observe(module: ModuleType, call=call, seed=seed):  # type: ignore[no-untyped-def]
             obs = calls.execute_call(module.chunked_cross_entropy, list(call.args),
                                     dict(call.kwargs), case.grad_wrt, seed ^ 0x5DEECE66D)
-            return wire.decode(*wire.encode(obs), keep_class=True)
+            return wire_decode.decode(*wire.encode(obs), keep_class=True)
 
-        expected = wire.strip_classes(observe(reference))
+        expected = wire_decode.strip_classes(observe(reference))
         for name, module in correct:
             outcome = compare(expected, observe(module), case, package.tolerances)
             assert outcome.verdict.value == "AC", (secret, name, outcome.message)

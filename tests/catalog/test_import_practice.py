@@ -24,9 +24,10 @@ from django.test import Client
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import practice_import
-from sandbox import practice, wire
+from sandbox import practice
 from sandbox.practice_checker import check, check_close
 from sandbox.problem import PackageError
+from sandbox.runner import wire, wire_decode
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "practice"
 TOY = FIXTURES / "toy-running-stats"
@@ -90,17 +91,17 @@ def test_the_wire_carries_numpy_only_where_asked() -> None:
     value = {"a": np.arange(6, dtype=np.float32).reshape(2, 3).T, "s": np.float64(1.5),
              "d": np.dtype("float16"), "t": torch.ones(2)}
     tree, blob = wire.encode(value)
-    back = wire.decode(tree, blob, numpy=True)
+    back = wire_decode.decode(tree, blob, numpy=True)
     assert back["a"].dtype == np.float32 and np.array_equal(back["a"], value["a"])
     assert back["a"].flags.writeable
     assert type(back["s"]) is np.float64 and back["s"] == 1.5 and back["d"] == np.float16
-    plain = wire.decode(tree, blob)  # the tensor problems' grader: as before numpy travelled
+    plain = wire_decode.decode(tree, blob)  # the tensor problems' grader: as before numpy travelled
     assert isinstance(plain["a"], wire.Unsupported) and isinstance(plain["s"], wire.Unsupported)
     assert torch.equal(plain["t"], torch.ones(2))
     forged = json.loads(json.dumps(tree))
     forged["v"][0][1]["nbytes"] = 10**9
     with pytest.raises(wire.WireError):
-        wire.decode(forged, blob, numpy=True)
+        wire_decode.decode(forged, blob, numpy=True)
 
 
 # ---------------------------------------------------------------- the import

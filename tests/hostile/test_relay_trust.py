@@ -37,7 +37,7 @@ import json as _json
 
 
 def _attack():
-    from sandbox import framing
+    from sandbox.runner import framing
     from sandbox.backends.base import SandboxSpec
     from sandbox.relay import Channel, RelayBackend
 

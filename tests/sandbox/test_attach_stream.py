@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox.backends.attach import MUX_HEADER, STDERR, STDOUT, AttachStream, FrameOverLimit
-from sandbox.framing import HEADER, MAGIC, FrameError
+from sandbox.runner.framing import HEADER, MAGIC, FrameError
 
 
 def chunk(stream: int, data: bytes) -> bytes:

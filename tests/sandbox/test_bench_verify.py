@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from sandbox import wire
 from sandbox.bench.verify import comparison_case, outputs_agree
 from sandbox.contracts import Verdict
 from sandbox.problem import BenchShape, Call, Case, PackageError, load_package
+from sandbox.runner import wire, wire_decode
 
 P53 = Path(__file__).resolve().parents[2] / "problems" / "053-embedding-neighbours"
 
@@ -20,7 +20,7 @@ P53 = Path(__file__).resolve().parents[2] / "problems" / "053-embedding-neighbou
 def _as_received(value: object) -> object:
     """The value as the grader gets it back from a sandbox (classes kept)."""
     tree, blob = wire.encode(value)
-    return wire.decode(tree, blob, keep_class=True)
+    return wire_decode.decode(tree, blob, keep_class=True)
 
 
 def _near_tie() -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:

@@ -11,7 +11,7 @@ import torch
 from sandbox.compare import compare
 from sandbox.contracts import Verdict, WrongKind
 from sandbox.problem import Call, Case, Tolerance
-from sandbox.wire import Unsupported, WireTensor
+from sandbox.runner.wire import Unsupported, WireTensor
 
 CASE = Case("c", "f", lambda g: Call())
 

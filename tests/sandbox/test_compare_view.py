@@ -13,7 +13,7 @@ from sandbox.compare import compare
 from sandbox.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict
 from sandbox.feedback import for_student, result_for_student
 from sandbox.problem import Call, Case, Tolerance
-from sandbox.wire import WireTensor
+from sandbox.runner.wire import WireTensor
 
 PUBLIC = Case("c", "f", lambda g: Call(), public=True)
 

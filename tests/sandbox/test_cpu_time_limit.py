@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from sandbox import framing
 from sandbox.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec, SandboxTimeout
 from sandbox.backends.local import LocalSandbox, proc_cpu_ns
 from sandbox.contracts import WALL_BACKSTOP, Verdict
+from sandbox.runner import framing
 from sandbox.session import Fault, Session
 
 SOURCE = """

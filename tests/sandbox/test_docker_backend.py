@@ -28,7 +28,7 @@ from sandbox.backends.base import (
     SandboxTimeout,
     get_backend,
 )
-from sandbox.framing import decode_frame, encode_frame
+from sandbox.runner.framing import decode_frame, encode_frame
 from tests.conftest import skip_or_fail
 
 pytestmark = pytest.mark.docker

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from test_local_backend import hello, live_session_members, request
 
-from sandbox import framing, wire
 from sandbox.backends import forkserver
 from sandbox.backends.base import SandboxDied, SandboxSpec
 from sandbox.backends.local import LocalBackend, LocalSandbox
+from sandbox.runner import framing, wire, wire_decode
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def call(box: LocalSandbox, fn: str) -> Any:
     box.send(wire.frame({"op": "call", "fn": fn, "grad_wrt": [], "grad_seed": 0},
                         args=[], kwargs={}))
     message, blob = framing.decode_frame(box.recv(30))
-    return dict(wire.decode(message["obs"], blob))["value"]
+    return dict(wire_decode.decode(message["obs"], blob))["value"]
 
 
 def test_a_forked_runner_is_a_limited_session_of_its_own(backend: LocalBackend) -> None:

@@ -10,9 +10,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sandbox import framing
 from sandbox.backends.base import Sandbox, SandboxExit
 from sandbox.contracts import Verdict
+from sandbox.runner import framing
 from sandbox.session import Fault, Session
 
 

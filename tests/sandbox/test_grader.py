@@ -326,7 +326,7 @@ def test_a_hidden_test_shows_no_time_unless_the_policy_shows_everything() -> Non
 
 
 def test_an_exception_that_borrows_a_builtin_name_is_not_that_exception() -> None:
-    from sandbox import calls
+    from sandbox.runner import calls
 
     class IndexError(Exception):  # noqa: A001
         pass
@@ -345,7 +345,7 @@ def test_an_exception_that_borrows_a_builtin_name_is_not_that_exception() -> Non
 def test_a_reply_with_too_much_structure_is_refused_before_it_is_parsed() -> None:
     import struct
 
-    from sandbox import framing
+    from sandbox.runner import framing
     from sandbox.session import MAX_REPLY_JSON, check_json_part
 
     assert check_json_part(framing.encode_frame({"ok": True, "v": [[1], {"a": 2}]})) == ""

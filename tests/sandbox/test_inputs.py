@@ -1,4 +1,4 @@
-"""Benchmark inputs (sandbox/inputs.py): large normal tensors are mixed from a fixed pool, fresh
+"""Benchmark inputs (sandbox/runner/inputs.py): large normal tensors are mixed from a fixed pool, fresh
 per seed, the same in the grader and the runner, and may be written into the last call's
 tensors (the runner's recycling) without changing a value."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from sandbox import inputs
+from sandbox.runner import inputs
 
 SPECS = [
     {"randint": [0, 8000], "shape": [4, 256]},

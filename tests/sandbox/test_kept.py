@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from sandbox import framing
 from sandbox.backends.base import Sandbox, SandboxDied, SandboxExit, SandboxSpec
 from sandbox.backends.kept import KeptSandbox, TrustedKeeper
+from sandbox.runner import framing
 
 
 class FakeRunner(Sandbox):

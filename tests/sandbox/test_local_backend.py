@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import framing
 from sandbox.backends.base import RUNNER_ENV, Backend, FrameTooLarge, SandboxSpec, SandboxTimeout
 from sandbox.backends.local import LocalSandbox
+from sandbox.runner import framing
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -92,7 +92,7 @@ def test_recv_times_out_and_the_frame_cap_holds(local_backend: Backend) -> None:
         assert (
             request(box, {"op": "load", "source": source, "functions": ["big"]})["status"] == "ok"
         )
-        from sandbox import wire
+        from sandbox.runner import wire
 
         box.send(
             wire.frame(

@@ -11,8 +11,8 @@ import pytest
 
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.contracts import SCRATCH_OUTPUT_CHARS, JudgeResult, Mode, Verdict
-from sandbox.framing import decode_frame
 from sandbox.problem import ProblemPackage
+from sandbox.runner.framing import decode_frame
 from tests.sandbox.conftest import TOY_DIR
 
 SOLUTION = (TOY_DIR / "solution.py").read_text()

@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
-from sandbox import calls, digests, framing, wire
-from sandbox import inputs as bench_inputs
+from sandbox.runner import calls, digests, framing, wire, wire_decode
+from sandbox.runner import inputs as bench_inputs
 
 DTYPES = list(wire.DTYPES.values())
 
@@ -17,7 +17,7 @@ def roundtrip(value: object, keep_class: bool = False) -> object:
     tree, blob = wire.encode(value)
     frame = framing.encode_frame({"v": tree}, blob)
     message, data = framing.decode_frame(frame)
-    return wire.decode(message["v"], data, keep_class=keep_class)
+    return wire_decode.decode(message["v"], data, keep_class=keep_class)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -118,7 +118,7 @@ def test_it_marks_unsupported_values_instead_of_failing() -> None:
 )
 def test_it_rejects_malformed_values(tree: object) -> None:
     with pytest.raises(wire.WireError):
-        wire.decode(tree, b"\0" * 8)
+        wire_decode.decode(tree, b"\0" * 8)
 
 
 def test_it_rejects_absurd_nesting() -> None:
@@ -126,7 +126,7 @@ def test_it_rejects_absurd_nesting() -> None:
     for _ in range(200):
         tree = {"t": "list", "v": [tree]}
     with pytest.raises(wire.WireError):
-        wire.decode(tree, b"")
+        wire_decode.decode(tree, b"")
 
 
 def test_build_inputs_is_deterministic_in_the_seed() -> None:
@@ -222,7 +222,7 @@ def test_a_backward_through_execute_call_imports_no_sympy() -> None:
 
     code = (
         "import sys, torch\n"
-        "from sandbox import calls\n"
+        "from sandbox.runner import calls\n"
         "x = torch.randn(8)\n"
         "obs = calls.execute_call(lambda a, b: 1.5 * a + b, [x, x], {}, grad_wrt=[0, 1])\n"
         "assert obs['grads'][0] is not None\n"
@@ -302,7 +302,7 @@ def test_a_spec_marked_late_is_drawn_late_even_when_it_is_not_the_smallest() -> 
 )
 def test_a_hostile_tree_only_ever_raises_wire_error(tree: object) -> None:
     try:
-        wire.decode(tree, b"\0" * 8, keep_class=True)
+        wire_decode.decode(tree, b"\0" * 8, keep_class=True)
     except wire.WireError:
         pass
 
@@ -312,11 +312,11 @@ def test_tensors_may_not_share_blob_bytes() -> None:
     node = {"t": "tensor", "cls": "torch.Tensor", "dtype": "uint8", "shape": [8], "offset": 0,
             "nbytes": 8}
     with pytest.raises(wire.WireError):
-        wire.decode({"t": "list", "v": [node, node]}, bytes(8))
+        wire_decode.decode({"t": "list", "v": [node, node]}, bytes(8))
     second = {**node, "offset": 8}
-    assert len(wire.decode({"t": "list", "v": [node, second]}, bytes(16))) == 2
+    assert len(wire_decode.decode({"t": "list", "v": [node, second]}, bytes(16))) == 2
     tree, blob = wire.encode([torch.ones(3), {"a": torch.zeros(2, 2)}, (torch.arange(4),)])
-    assert len(wire.decode(tree, blob)) == 3
+    assert len(wire_decode.decode(tree, blob)) == 3
 
 
 # ---------------------------------------------------------------- strided views
@@ -383,7 +383,7 @@ def _node(**changes: object) -> dict[str, object]:
 
 def test_a_well_formed_strided_node_decodes_as_that_view() -> None:
     blob = torch.arange(12, dtype=torch.float32).numpy().tobytes()
-    back = wire.decode(_node(), blob)
+    back = wire_decode.decode(_node(), blob)
     assert isinstance(back, torch.Tensor) and back.stride() == (1, 3)
     assert torch.equal(back, torch.arange(12.0).reshape(4, 3).t())
 
@@ -415,18 +415,18 @@ def test_a_well_formed_strided_node_decodes_as_that_view() -> None:
 def test_a_hostile_stride_never_reads_outside_its_bytes(changes: dict[str, object]) -> None:
     blob = bytes(48 + 4)  # one spare element after the node's 48 bytes
     with pytest.raises(wire.WireError):
-        wire.decode(_node(**changes), blob)
+        wire_decode.decode(_node(**changes), blob)
 
 
 def test_stride_zero_views_may_not_expand_a_blob_without_bound() -> None:
     limit = wire.MAX_EXPANSION_BYTES
     one = {"t": "tensor", "cls": "torch.Tensor", "dtype": "uint8", "shape": [limit // 2 + 2],
            "offset": 0, "nbytes": 1, "strides": [0], "storage_offset": 0}
-    back = wire.decode(one, b"\x07")
+    back = wire_decode.decode(one, b"\x07")
     assert isinstance(back, torch.Tensor) and back.shape == (limit // 2 + 2,)
     two = {"t": "list", "v": [one, {**one, "offset": 1}]}
     with pytest.raises(wire.WireError):
-        wire.decode(two, b"\x07\x07")
+        wire_decode.decode(two, b"\x07\x07")
 
 
 def test_execute_call_hands_the_function_the_views_layout() -> None:
