@@ -82,8 +82,11 @@ def _flatten(value: Any) -> list[Any]:
     return [value]
 
 
-def _mismatch(expected: Any, got: Any, tolerances: dict[str, Any]) -> str | None:
-    """None when ``got`` matches ``expected`` (structure, dtype, values within tolerance)."""
+def _mismatch(expected: Any, got: Any, tolerances: dict[str, Any], case: Any) -> str | None:
+    """None when ``got`` matches ``expected``: the case's own ``check`` where it has one, else
+    structure, dtype and values (bit for bit for an ``exact`` case, else within tolerance)."""
+    if case.check is not None:
+        return case.check(expected, got)
     want, have = _flatten(expected), _flatten(got)
     if len(want) != len(have):
         return f"{len(have)} outputs, expected {len(want)}"
@@ -95,7 +98,11 @@ def _mismatch(expected: Any, got: Any, tolerances: dict[str, Any]) -> str | None
         if not isinstance(h, torch.Tensor):
             return f"output {i}: a {type(h).__name__}, expected a tensor"
         tol = tolerances.get(str(w.dtype).removeprefix("torch."))
-        kw = {"atol": tol["atol"], "rtol": tol["rtol"]} if tol and w.is_floating_point() else {}
+        kw: dict[str, Any] = {"equal_nan": case.allow_nan}
+        if case.exact:
+            kw.update(atol=0.0, rtol=0.0)
+        elif tol and w.is_floating_point():
+            kw.update(atol=tol["atol"], rtol=tol["rtol"])
         try:
             torch.testing.assert_close(h.cpu(), w, **kw)
         except AssertionError as e:
@@ -115,15 +122,23 @@ def _outcomes(pkg: Path, library: Path, timeout_s: float, stop_at_failure: bool,
     results: list[tuple[str, str, str]] = []
     for case in tests.CASES:
         made = case.make(torch.Generator().manual_seed(SEED))
-        expected = getattr(reference, case.fn)(*made.args, **made.kwargs)
+        try:
+            expected = getattr(reference, case.fn)(*made.args, **made.kwargs)
+        except Exception as e:  # the submission must raise the same type (or a subclass)
+            expected = e
         try:
             got = getattr(bindings, case.fn)(*made.args, **made.kwargs)
         except CallTimeout as e:
             results.append((case.name, "error:timeout", str(e)))
         except KernelError as e:
             results.append((case.name, f"error:{e.kind}", str(e)))
+        except Exception as e:
+            raised = isinstance(expected, Exception) and isinstance(e, type(expected))
+            results.append((case.name, "pass" if raised else "error:raised", repr(e)))
         else:
-            why = _mismatch(expected, got, tolerances)
+            why = (f"returned, expected {type(expected).__name__}"
+                   if isinstance(expected, Exception) else
+                   _mismatch(expected, got, tolerances, case))
             results.append((case.name, "pass" if why is None else "mismatch", why or ""))
         if stop_at_failure and results[-1][1] != "pass":
             break
