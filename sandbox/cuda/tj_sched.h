@@ -239,11 +239,7 @@ TJ_CORE void launch_raw(LaunchInfo& li, dim3 grid, dim3 block) {
           t.lin = i;
           t.idx = dim3(i % block.x, i / block.x % block.y, i / (block.x * block.y));
           t.stack = stack_for(i);
-          t.ctx = base;  // one getcontext per launch: it costs a system call
-          t.ctx.uc_stack.ss_sp = t.stack;
-          t.ctx.uc_stack.ss_size = stack_bytes();
-          t.ctx.uc_link = nullptr;
-          makecontext(&t.ctx, fiber_main, 0);
+          prepare(t, base);  // one getcontext per launch (ucontext): it costs a system call
         }
         g_block = &b;
         run_block(b);
