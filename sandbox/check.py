@@ -306,7 +306,7 @@ def check_package(
             on_item(report.items[-1])
 
     if package.manifest.get("kind") == "practice":  # a problem kind of its own
-        from sandbox.practice_check import check_items
+        from sandbox.practice.package_check import check_items
 
         for name, ok, detail in check_items(package, backend):
             add(name, ok, detail)

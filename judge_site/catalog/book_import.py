@@ -2,7 +2,7 @@
 folder is numbered, checked and imported exactly as ``practice_import`` does for one folder
 (solution AC, starter not, through the confined grader where judgings are confined); a folder
 that fails changes nothing, the others go on. The order and the folder rules are
-sandbox/practice_book.py's.
+sandbox/practice/book.py's.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import practice_import
-from sandbox import practice_book
+from sandbox.practice import book as practice_book
 from sandbox.problem import PackageError
 
 logger = logging.getLogger(__name__)

@@ -21,8 +21,10 @@ from django.db import transaction
 from judge_site.catalog import zips
 from judge_site.catalog.models import Draft, Problem
 from judge_site.catalog.zips import MAX_FILES, MAX_UNPACKED_BYTES
-from sandbox import practice
 from sandbox.check import public_cases_static
+from sandbox.practice import PracticeError
+from sandbox.practice import folder as practice_folder
+from sandbox.practice import package as practice_package
 from sandbox.problem import PackageError, ProblemPackage, load_package
 
 SyncStatus = Literal["created", "updated", "unchanged", "unpublished", "kept upload"]
@@ -43,8 +45,8 @@ def public_examples(package: ProblemPackage) -> list[dict[str, str]]:
 
     Read from tests.py's source without running it: the web process has no torch.
     """
-    if practice.is_practice(package.manifest):  # a practice folder's test.py: test_example*
-        return practice.public_examples(package.path)
+    if practice_package.is_practice(package.manifest):  # a practice folder's test.py: test_example*
+        return practice_package.public_examples(package.path)
     return public_cases_static(package.path / "tests.py")
 
 
@@ -190,7 +192,7 @@ def practice_import(
     dest_dir: Path | str | None = None,
     backend: Any = None,
 ) -> dict[str, Any]:
-    """Import a practice folder (sandbox/practice.py) as problem ``number`` (default: the next
+    """Import a practice folder (sandbox/practice/folder.py) as problem ``number`` (default: the next
     free one): write its package into a staging folder under ``dest_dir`` (default
     JUDGE_PACKAGES_DIR/practice), run its check (solution AC, starter not) with ``backend``
     (default: the site's), and only when it passes move it into place and sync the catalog.
@@ -200,11 +202,11 @@ def practice_import(
     Raises PackageError, changing nothing, for a folder that cannot be read or a number or slug
     that belongs to another problem. A folder whose check fails changes nothing either."""
     from judge_site.submissions import confinement
-    from sandbox.practice_check import check_practice
+    from sandbox.practice.package_check import check_practice
 
     try:
-        folder = practice.read_folder(folder_path)
-    except practice.PracticeError as exc:
+        folder = practice_folder.read_folder(folder_path)
+    except PracticeError as exc:
         raise PackageError(str(exc)) from None
     except OSError as exc:
         raise PackageError(f"{folder_path}: {exc}") from None
@@ -236,7 +238,7 @@ def practice_import(
         "package_dir": "",
     }
     try:
-        staged = practice.write_package(folder, staging, number)
+        staged = practice_folder.write_package(folder, staging, number)
         check = check_practice(load_package(staged), backend, confinement.judge_function(backend))
         report["unsupported"] += [u.as_dict() for u in check.callbacks_at_run + check.refused_at_run]
         report["check"] = check.as_dict()

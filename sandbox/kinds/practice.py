@@ -1,5 +1,5 @@
-"""The practice kind: a practice folder's ``test.py`` functions (sandbox/practice.py), run in
-the grader against proxies of the student's names (sandbox/practice_judge.py).
+"""The practice kind: a practice folder's ``test.py`` functions (sandbox/practice/folder.py), run in
+the grader against proxies of the student's names (sandbox/practice/proxies.py).
 
 Verdicts per test: returned AC; AssertionError WA; the student's exception RE (its traceback,
 trimmed to the student's frames), whatever its name or base; SK only for the checker's own
@@ -17,22 +17,21 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sandbox import practice
 from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, WrongKind
 from sandbox.judging import Kind, register, result_of, skip_all
-from sandbox.practice_checker import Skip, make_checker
-from sandbox.practice_judge import (
+from sandbox.practice import folder as practice_folder
+from sandbox.practice import package as practice_package
+from sandbox.practice.checker import Skip, make_checker
+from sandbox.practice.proxies import (
     SHIM_FUNCTIONS,
-    TESTS_FILENAME,
     Abort,
     ProxyUnsupported,
     Remote,
     SolutionModule,
-    bare_assert_text,
     load_tests,
     shim_source,
-    student_traceback,
 )
+from sandbox.practice.student_errors import TESTS_FILENAME, bare_assert_text, student_traceback
 from sandbox.session import Fault, Session
 
 log = logging.getLogger(__name__)
@@ -40,15 +39,15 @@ log = logging.getLogger(__name__)
 
 @register
 class PracticeKind(Kind):
-    name = practice.KIND
+    name = practice_folder.KIND
 
     def environment(self) -> dict[str, Any]:
-        return {"kind": practice.KIND}
+        return {"kind": practice_folder.KIND}
 
     def prepare(self) -> None:
         manifest = self.judging.package.manifest
-        settings = practice.settings_of(manifest)
-        refused = practice.refused_tests(manifest)
+        settings = practice_package.settings_of(manifest)
+        refused = practice_package.refused_tests(manifest)
         public = set(settings.get("public", []))
         self._cases = [
             (name, name in public)

@@ -1,4 +1,4 @@
-"""The harness appended to a student's file for a practice problem (sandbox/practice_judge.py).
+"""The harness appended to a student's file for a practice problem (sandbox/practice/proxies.py).
 
 Its source is read as text and appended to the submission, so it runs in the student's own
 module, inside the sandbox: it holds no test, no expected value and no solution, only the

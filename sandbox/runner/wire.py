@@ -15,7 +15,7 @@ larger than the blob), the dtype against an allow-list, the depth is capped; str
 address only the tensor's own bytes, and stride-0 views may expand the blob by at most
 ``MAX_EXPANSION_BYTES`` in all.
 
-numpy values (for exercises written against numpy: sandbox/practice_judge.py) travel too: an
+numpy values (for exercises written against numpy: sandbox/practice/proxies.py) travel too: an
 ``ndarray`` node (plain ``numpy.ndarray`` of an allowed dtype, native byte order, its bytes in
 the blob like a tensor's, checked the same way), ``npscalar`` (``numpy.float32(1.5)``...) and
 ``npdtype``. They decode into numpy values where numpy is wanted (the runner; the practice grader

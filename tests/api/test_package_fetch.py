@@ -262,14 +262,14 @@ def test_a_fetched_version_evicts_older_ones_but_never_itself(live_server, setti
 
 def test_an_imported_practice_folder_is_fetched_like_any_version(live_server, settings,
                                                                   tmp_path):
-    from sandbox import practice
+    from sandbox.practice import folder as practice_folder
 
-    folder = practice.read_folder(Path(__file__).resolve().parents[1] / "fixtures" / "practice"
+    folder = practice_folder.read_folder(Path(__file__).resolve().parents[1] / "fixtures" / "practice"
                                   / "toy-dot-product")
-    written = practice.write_package(folder, tmp_path / "main" / "practice", 901)
+    written = practice_folder.write_package(folder, tmp_path / "main" / "practice", 901)
     version = package_version(written)
     make_problem(901, slug=folder.slug, package_dir=str(written), version=version)
     settings.JUDGE_WORKER_TOKEN = TOKEN
     package = package_for(config(live_server.url, tmp_path / "cache"), "/nowhere", version)
-    assert package.version == version and package.manifest.get("kind") == practice.KIND
+    assert package.version == version and package.manifest.get("kind") == practice_folder.KIND
     assert (package.path / "tests.py").read_text() == (written / "tests.py").read_text()

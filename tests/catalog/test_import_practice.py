@@ -24,8 +24,9 @@ from django.test import Client
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import practice_import
-from sandbox import practice
-from sandbox.practice_checker import check, check_close
+from sandbox.practice import folder as practice_folder
+from sandbox.practice import package as practice_package
+from sandbox.practice.checker import check, check_close
 from sandbox.problem import PackageError
 from sandbox.runner import wire, wire_decode
 
@@ -54,7 +55,7 @@ def _copy(tmp_path: Path, name: str = "toy-running-stats") -> Path:
 
 
 def test_it_reads_the_front_matter_and_splits_the_notes() -> None:
-    folder = practice.read_folder(TOY)
+    folder = practice_folder.read_folder(TOY)
     assert folder.title == "Running statistics"  # the inline comment is cut
     assert (folder.difficulty, folder.tags, folder.requires) == ("easy", ["numpy", "toy"], ["numpy"])
     assert folder.description_md.startswith("Write `normalize(x, eps=1e-6)`")
@@ -66,7 +67,7 @@ def test_it_reads_the_front_matter_and_splits_the_notes() -> None:
 
 
 def test_it_finds_what_a_proxy_cannot_do_per_test() -> None:
-    found = {(u.test, u.action) for u in practice.read_folder(TOY).unsupported}
+    found = {(u.test, u.action) for u in practice_folder.read_folder(TOY).unsupported}
     assert found == {("test_total_uses_add", "fallback"), ("test_apply_with_a_lambda", "fallback")}
 
 
@@ -144,7 +145,7 @@ def test_it_imports_a_folder_and_prints_the_json_report(
 
 
 def problem_refused(number: int) -> set[str]:
-    return set(practice.refused_tests(Problem.objects.get(number=number).manifest))
+    return set(practice_package.refused_tests(Problem.objects.get(number=number).manifest))
 
 
 def _break_missing_file(folder: Path) -> None:
@@ -362,7 +363,7 @@ def test_a_replaced_helper_that_raises_fails_the_test_even_if_the_student_catche
             "    finally:\n"
             "        solution.add = orig\n"
         )
-    package = load_package(practice.write_package(practice.read_folder(folder), tmp_path / "p", 5))
+    package = load_package(practice_folder.write_package(practice_folder.read_folder(folder), tmp_path / "p", 5))
     solution = (TOY / "solution.py").read_text()
     sneaky = solution.replace(
         "    mu = x.mean(-1, keepdims=True)\n",

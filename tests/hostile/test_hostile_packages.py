@@ -180,7 +180,7 @@ PRACTICE_TOY = ROOT / "tests" / "fixtures" / "practice" / "toy-running-stats"
 def test_a_hostile_practice_test_py_reaches_nothing(confined_docker: None, tmp_path: Path) -> None:
     """A practice folder's test.py runs in the confined grader too (its tests drive proxies of
     the student's names from there)."""
-    from sandbox import practice
+    from sandbox.practice import folder as practice_folder
 
     folder = tmp_path / "in" / "toy-running-stats"
     shutil.copytree(PRACTICE_TOY, folder)
@@ -190,7 +190,7 @@ def test_a_hostile_practice_test_py_reaches_nothing(confined_docker: None, tmp_p
     with (folder / "test.py").open("a") as tests:
         tests.write(probe + "\n\ndef test_example_probe():\n"
                     "    raise AssertionError('PROBE ' + _json.dumps(_probe()))\n")
-    package = load_package(practice.write_package(practice.read_folder(folder), tmp_path / "p", 7))
+    package = load_package(practice_folder.write_package(practice_folder.read_folder(folder), tmp_path / "p", 7))
     result = engine.judge_source(package, (PRACTICE_TOY / "solution.py").read_text(), Mode.RUN)
     assert result.environment.get("grader") == "confined", result
     probe_result = next(t for t in result.tests if t.name == "test_example_probe")

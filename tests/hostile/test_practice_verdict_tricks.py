@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import practice
 from sandbox.backends.local import LocalBackend
 from sandbox.contracts import NOTHING_JUDGED, Mode, Verdict, overall_verdict
 from sandbox.contracts import TestResult as Outcome
 from sandbox.grader import judge as judge_practice
+from sandbox.practice import folder as practice_folder
 from sandbox.problem import ProblemPackage, load_package
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "practice" / "toy-running-stats"
@@ -25,7 +25,7 @@ SOLUTION = (TOY / "solution.py").read_text()
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory: pytest.TempPathFactory) -> ProblemPackage:
     out = tmp_path_factory.mktemp("toy")
-    return load_package(practice.write_package(practice.read_folder(TOY), out / "p", 5))
+    return load_package(practice_folder.write_package(practice_folder.read_folder(TOY), out / "p", 5))
 
 
 def _raising(body: str) -> str:
@@ -76,7 +76,7 @@ def test_the_reference_still_passes_and_a_test_of_the_package_may_still_skip(
     shutil.copytree(TOY, folder)
     with (folder / "test.py").open("a") as tests:
         tests.write("\n\nfrom checker import skip\n\n\ndef test_needs_a_gpu():\n    skip('no GPU here')\n")
-    package = load_package(practice.write_package(practice.read_folder(folder), tmp_path / "p", 6))
+    package = load_package(practice_folder.write_package(practice_folder.read_folder(folder), tmp_path / "p", 6))
     result = judge_practice(package, SOLUTION, mode=Mode.SUBMIT, backend=LocalBackend())
     skipped = [t for t in result.tests if t.name == "test_needs_a_gpu"]
     assert result.verdict == Verdict.AC and skipped and skipped[0].verdict == Verdict.SK

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import practice
 from sandbox.backends.local import LocalBackend
 from sandbox.contracts import Mode, TestResult, Verdict
 from sandbox.grader import judge  # the kinds registered, as every caller has them
+from sandbox.practice import folder as practice_folder
 from sandbox.problem import ProblemPackage, load_package
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "practice" / "toy-running-stats"
@@ -24,7 +24,7 @@ STARTER = (TOY / "starter.py").read_text()
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory: pytest.TempPathFactory) -> ProblemPackage:
     out = tmp_path_factory.mktemp("toy-kind")
-    return load_package(practice.write_package(practice.read_folder(TOY), out / "p", 7))
+    return load_package(practice_folder.write_package(practice_folder.read_folder(TOY), out / "p", 7))
 
 
 def run(package: ProblemPackage, source: str, mode: Mode = Mode.SUBMIT, **kw: object) -> object:

@@ -24,7 +24,9 @@ from judge_site.staff.services.packages import (
     _control_character,
     package_upload,
 )
-from sandbox import practice, practice_book
+from sandbox.practice import PracticeError
+from sandbox.practice import book as practice_book
+from sandbox.practice import folder as practice_folder
 from sandbox.problem import PackageError
 
 MAX_BOOK_FILES = 4000  # entries of a book zip: a few files per exercise, a few hundred exercises
@@ -75,16 +77,16 @@ def _upload_folder(actor: Any, entry: practice_book.BookEntry, number: int, work
                    filename: str) -> ProblemVersion:
     """One folder of the book as the next version of problem ``number`` (StaffError if not)."""
     try:
-        folder = practice.read_folder(entry.path)
-    except (practice.PracticeError, OSError) as exc:
+        folder = practice_folder.read_folder(entry.path)
+    except (PracticeError, OSError) as exc:
         raise StaffError(str(exc).replace(str(work), "")) from None
     refused = _control_character(folder)
     if refused:
         raise StaffError(refused)
     try:
-        package_dir = practice.write_package(folder, work / "out" / entry.slug, number)
+        package_dir = practice_folder.write_package(folder, work / "out" / entry.slug, number)
         zipped = problem_export_zip(package_dir)
-    except (PackageError, practice.PracticeError, OSError, ValueError) as exc:
+    except (PackageError, PracticeError, OSError, ValueError) as exc:
         message = str(exc).replace(str(work), "")
         raise StaffError(f"the folder cannot be made into a package: {message}") from None
     return package_upload(actor, zipped, f"{filename}: {entry.slug}" if filename else entry.slug)
@@ -102,7 +104,7 @@ def practice_book_upload(
         try:
             _unzip(data, work / "in")
             entries = practice_book.read_book(work / "in")
-        except (PackageError, practice.PracticeError, OSError) as exc:
+        except (PackageError, PracticeError, OSError) as exc:
             raise _refuse(actor, filename, str(exc).replace(str(work / "in"), "the zip")) from None
         taken, slugs = _catalog()
         try:

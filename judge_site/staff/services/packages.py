@@ -132,17 +132,18 @@ def package_upload(actor: Any, data: bytes, filename: str = "") -> ProblemVersio
 def practice_upload(
     actor: Any, data: bytes, filename: str = "", number: int | None = None
 ) -> ProblemVersion:
-    """A practice folder (sandbox/practice.py) as a zip: made into a package of the kind
+    """A practice folder (sandbox/practice/folder.py) as a zip: made into a package of the kind
     ``practice`` as problem ``number`` (default: its slug's problem, else the next free
     number), then uploaded like any package (a version, checked by a worker, used by hand)."""
     from judge_site.catalog.services import practice_next_number, practice_unzip
-    from sandbox import practice
+    from sandbox.practice import PracticeError
+    from sandbox.practice import folder as practice_folder
 
     work = Path(tempfile.mkdtemp(prefix="practice-upload-"))
     try:
         try:
-            folder = practice.read_folder(practice_unzip(data, work / "in", filename))
-        except (PackageError, practice.PracticeError, OSError) as exc:
+            folder = practice_folder.read_folder(practice_unzip(data, work / "in", filename))
+        except (PackageError, PracticeError, OSError) as exc:
             message = str(exc).replace(str(work), "")
             audit_record(actor, "package.upload_refused", filename or "zip", message=message)
             raise StaffError(message) from None
@@ -161,9 +162,9 @@ def practice_upload(
                 last = ProblemVersion.objects.aggregate(n=Max("problem_number"))["n"] or 0
                 number = max(practice_next_number(), last + 1)
         try:
-            package_dir = practice.write_package(folder, work / "out", number)
+            package_dir = practice_folder.write_package(folder, work / "out", number)
             zipped = problem_export_zip(package_dir)
-        except (PackageError, practice.PracticeError, OSError, ValueError) as exc:
+        except (PackageError, PracticeError, OSError, ValueError) as exc:
             message = re.sub(re.escape(str(work)) + r"/[^\s:]*", "", str(exc)).strip(": ")
             message = f"the folder cannot be made into a package: {message}"
             audit_record(actor, "package.upload_refused", filename or "zip", message=message)

@@ -1,6 +1,6 @@
 """The package check of a practice problem: its solution.py is AC, its starter.py is not.
 
-Both are judged through the real path (sandbox/practice_judge.py, Submit: every test) with the
+Both are judged through the real path (sandbox/practice/proxies.py, Submit: every test) with the
 given backend. A test that turns out unsupported while the solution runs (a callable argument
 the static scan could not see, a replacement of ``solution.<name>`` that returns) is reported and
 refused from then on: :func:`refuse_in_manifest` writes it into the package's problem.toml
@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandbox import practice
 from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
+from sandbox.practice import folder as practice_folder
+from sandbox.practice import package as practice_package
+from sandbox.practice import scan as practice_scan
 from sandbox.problem import ProblemPackage, load_package
 
 if TYPE_CHECKING:
@@ -28,8 +30,8 @@ class PracticeCheck:
     solution: str = ""  # the verdict of solution.py
     starter: str = ""  # the verdict of starter.py
     messages: list[str] = field(default_factory=list)
-    refused_at_run: list[practice.Unsupported] = field(default_factory=list)
-    callbacks_at_run: list[practice.Unsupported] = field(default_factory=list)
+    refused_at_run: list[practice_scan.Unsupported] = field(default_factory=list)
+    callbacks_at_run: list[practice_scan.Unsupported] = field(default_factory=list)
     package: ProblemPackage | None = None  # reloaded after a refusal was written
 
     def as_dict(self) -> dict[str, Any]:
@@ -53,15 +55,15 @@ def _summary(result: JudgeResult) -> str:
     return text
 
 
-def refuse_in_manifest(package_dir: Path, items: list[practice.Unsupported]) -> None:
+def refuse_in_manifest(package_dir: Path, items: list[practice_scan.Unsupported]) -> None:
     """Append ``[[practice.unsupported]]`` entries (action refused) to problem.toml."""
     toml = package_dir / "problem.toml"
     text = toml.read_text(encoding="utf-8")
     for item in items:
         text += (
             "\n[[practice.unsupported]]\n"
-            f"test = {practice._toml_str(item.test)}\n"
-            f"reason = {practice._toml_str(item.reason)}\n"
+            f"test = {practice_folder.toml_str(item.test)}\n"
+            f"reason = {practice_folder.toml_str(item.reason)}\n"
             'action = "refused"\n'
         )
     toml.write_text(text, encoding="utf-8")
@@ -79,21 +81,21 @@ def check_practice(
         judge = judge_here
 
     report = PracticeCheck(package=package)
-    settings = practice.settings_of(package.manifest)
+    settings = practice_package.settings_of(package.manifest)
     if not settings.get("public"):
         report.messages.append("test.py has no test_example* (public) test")
     solution = (package.path / "solution.py").read_text(encoding="utf-8")
     result = judge(package, solution, mode=Mode.SUBMIT, backend=backend)
     report.solution = str(result.verdict)
-    static = {u.test for u in practice.read_folder_tests_unsupported(package.path)}
+    static = {u.test for u in practice_package.read_folder_tests_unsupported(package.path)}
     for name in result.environment.get("practice_callbacks", []):
         if name not in static and name != "import":
-            report.callbacks_at_run.append(practice.Unsupported(
+            report.callbacks_at_run.append(practice_scan.Unsupported(
                 str(name), "hands a function of the test to the student's code: run as a "
                 "callback (found when the check ran it)", "fallback"))
     for item in result.environment.get("practice_unsupported", []):
         report.refused_at_run.append(
-            practice.Unsupported(str(item["test"]), str(item["reason"]), "refused")
+            practice_scan.Unsupported(str(item["test"]), str(item["reason"]), "refused")
         )
     if report.refused_at_run:
         refuse_in_manifest(package.path, report.refused_at_run)
@@ -103,8 +105,8 @@ def check_practice(
             "refused at run time: "
             + ", ".join(f"{u.test} ({u.reason})" for u in report.refused_at_run)
         )
-    judged = [t for t in practice.settings_of(package.manifest).get("tests", [])
-              if t not in practice.refused_tests(package.manifest)]
+    judged = [t for t in practice_package.settings_of(package.manifest).get("tests", [])
+              if t not in practice_package.refused_tests(package.manifest)]
     if not judged:
         report.messages.append("every test is unsupported: nothing would be judged")
     if result.verdict != Verdict.AC:

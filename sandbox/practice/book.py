@@ -25,7 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox import practice
+from sandbox.practice import PracticeError
+from sandbox.practice import folder as practice_folder
 
 BOOK_ORDER = ("python", "cpp", "llm", "cuda", "train", "serving", "minisgl", "cs")
 DIFFICULTY_RANK = {"简单": 1, "中等": 2, "困难": 3}
@@ -38,7 +39,7 @@ _HANDBOOK_ONLY = re.compile(r"^\s*(?:import|from)\s+(triton|tritonkit|gpusim)\b"
 _NAV_PAGE = re.compile(r"^\s+- (?:[^:]+):\s*(\S+\.md)\s*$")
 
 
-class BookError(practice.PracticeError):
+class BookError(PracticeError):
     """DIR as a whole cannot be imported (empty, no practice folder, two folders with one
     slug or one number); nothing is imported."""
 
@@ -149,7 +150,7 @@ def _own_number(value: object) -> int | None:
         return None
     text = str(value).strip()
     if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 10**6:
-        raise practice.PracticeError(
+        raise PracticeError(
             f"problem.md: number {text!r} is not a problem number (a positive integer)"
         )
     return int(text)
@@ -161,9 +162,9 @@ def read_entry(path: Path, root: Path) -> BookEntry:
     entry = BookEntry(path=path, slug=path.name, book=book)
     try:
         text = (path / "problem.md").read_text(encoding="utf-8")
-        if len(text.encode("utf-8")) > practice.MAX_FILE_BYTES:
-            raise practice.PracticeError(f"problem.md: larger than {practice.MAX_FILE_BYTES} bytes")
-        meta, _ = practice.parse_front_matter(text)
+        if len(text.encode("utf-8")) > practice_folder.MAX_FILE_BYTES:
+            raise PracticeError(f"problem.md: larger than {practice_folder.MAX_FILE_BYTES} bytes")
+        meta, _ = practice_folder.parse_front_matter(text)
         entry.chapter = str(meta.get("chapter") or "")
         entry.difficulty = str(meta.get("difficulty") or "中等")
         entry.skipped = _skip_reason(path, meta.get("requires", []))
@@ -172,7 +173,7 @@ def read_entry(path: Path, root: Path) -> BookEntry:
         entry.error = "problem.md: not UTF-8 text"
     except OSError as exc:
         entry.error = f"problem.md: {exc.strerror or exc}"
-    except practice.PracticeError as exc:
+    except PracticeError as exc:
         entry.error = str(exc)
     return entry
 

@@ -1,14 +1,15 @@
-"""Judging a practice problem (sandbox/practice.py): the test functions run in the TRUSTED
-grader; the student's names are proxies whose calls cross the channel to the sandbox.
+"""The proxies of a practice problem (the kind's judging is sandbox/grader/kinds/practice.py): the
+test functions run in the TRUSTED grader; the student's names are proxies whose calls cross the
+channel to the sandbox.
 
 The test.py of the package is executed here, in the grader's process, with two modules given to
-its imports: ``checker`` (sandbox/practice_checker.py) and ``solution``, a proxy module. Every
+its imports: ``checker`` (sandbox/practice/checker.py) and ``solution``, a proxy module. Every
 call of a proxy is one ``call`` request to the generic runner, which calls a function of the
 harness appended to the student's file (sandbox/runner/practice_shim.py); arguments and results travel
 through the wire codec (tensors, numpy arrays, scalars, lists, tuples, dicts). So the student's
 process holds the inputs of the moment and nothing else: never the test source, the reference,
 or an expected value. An exception the student's code raises comes back as an exception of the
-same built-in class (``raises(ValueError)`` works); instances of the student's classes stay in
+same built-in class (``raises(ValueError)`` works: student_errors.py); instances of the student's classes stay in
 the sandbox and are driven through handles (stateful objects, closures, generators).
 
 What a proxy cannot do directly, and how it is done:
@@ -40,7 +41,6 @@ import builtins
 import importlib.util
 import logging
 import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -51,6 +51,7 @@ from sandbox.contracts import (
     SLACK_S,
     Verdict,
 )
+from sandbox.practice.student_errors import TESTS_FILENAME, builtin_base, student_exception
 from sandbox.runner import wire, wire_decode
 from sandbox.session import (
     CHANNEL_MESSAGE,
@@ -70,7 +71,6 @@ SHIM_FUNCTIONS = (
 HANDLE_KEY = "__practice_handle__"
 GLOBAL_KEY = "__practice_global__"
 CALLBACK_KEY = "__practice_callback__"
-TESTS_FILENAME = "tests.py"
 
 
 def shim_source() -> str:
@@ -177,7 +177,7 @@ class Remote:
             if self.raised is None:
                 self.raised = exc
             answer = {"op": "callback_return",
-                      "raise": {"type": _builtin_base(type(exc)).__name__, "message": str(exc)[:2000]}}
+                      "raise": {"type": builtin_base(type(exc)).__name__, "message": str(exc)[:2000]}}
             values = {}
         return self._request(answer, **values)
 
@@ -201,50 +201,6 @@ class Remote:
                 return GlobalProxy(self, value[GLOBAL_KEY], bool(value.get("class")))
             return {k: self.incoming(v) for k, v in value.items()}
         return value
-
-
-def _builtin_base(cls: type[BaseException]) -> type[BaseException]:
-    """The first of Python's own exception classes in ``cls``'s MRO (Exception at least)."""
-    for base in cls.__mro__:
-        if getattr(builtins, base.__name__, None) is base and issubclass(base, Exception):
-            return base
-    return Exception
-
-
-_EXCEPTION_CLASSES: dict[tuple[str, type], type[BaseException]] = {}
-
-
-def student_exception(obs: dict[str, Any]) -> BaseException:
-    """An exception standing for the one the student's code raised: of a class named like
-    theirs, derived from the first of Python's own exceptions in its MRO (so ``raises`` and
-    ``except ValueError`` in a test behave as with the real one). ``_practice_obs`` keeps the
-    observation (its traceback is the student's)."""
-    name = str(obs["type"]).rsplit(".", 1)[-1] or "Exception"
-    base: type[BaseException] = Exception
-    for candidate in obs.get("mro", []):
-        found = getattr(builtins, str(candidate), None)
-        if isinstance(found, type) and issubclass(found, BaseException):
-            base = found
-            break
-    if base in (KeyboardInterrupt, SystemExit, GeneratorExit, BaseException):
-        base = Exception
-    key = (name, base)
-    cls = _EXCEPTION_CLASSES.get(key)
-    if cls is None:
-        if name == base.__name__:
-            cls = base
-        else:
-            try:
-                cls = type(name, (base,), {"__module__": "solution"})
-            except TypeError:
-                cls = base
-        _EXCEPTION_CLASSES[key] = cls
-    try:
-        exc = cls(str(obs.get("message", "")))
-    except Exception:  # noqa: BLE001 - an exception class with another signature
-        exc = Exception(str(obs.get("message", "")))
-    exc._practice_obs = obs  # type: ignore[attr-defined]
-    return exc
 
 
 def _outgoing(value: Any, remote: Remote, depth: int = 0) -> Any:
@@ -409,28 +365,3 @@ def load_tests(source: str, checker: ModuleType, solution: ModuleType) -> dict[s
     }
     exec(compile(source, TESTS_FILENAME, "exec"), namespace)  # noqa: S102 - trusted test.py
     return namespace
-
-
-def bare_assert_text(exc: BaseException, source_lines: list[str]) -> str:
-    """For an assert without a message: the failing line of the test."""
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename == TESTS_FILENAME and frame.lineno:
-            line = source_lines[frame.lineno - 1].strip() if frame.lineno <= len(source_lines) else ""
-            return f"assertion failed: {line}"
-    return "assertion failed"
-
-
-def student_traceback(obs: dict[str, Any]) -> str:
-    """The student's traceback without the harness's frames."""
-    lines = str(obs.get("traceback", "")).splitlines()
-    out: list[str] = []
-    skip_next = False
-    for line in lines:
-        if skip_next:
-            skip_next = False
-            continue
-        if line.strip().startswith("File ") and (", in __pj_" in line or ", in pj_" in line):
-            skip_next = True
-            continue
-        out.append(line)
-    return "\n".join(out)
