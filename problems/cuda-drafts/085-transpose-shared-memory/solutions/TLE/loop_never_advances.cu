@@ -1,5 +1,5 @@
 // TLE: a typo in the loop increment (`k + ROWS` instead of `k += ROWS`): k stays 0 and the
-// loop never ends.
+// block loops forever, meeting at the barrier inside the loop on every turn.
 #define TILE 32
 #define ROWS 8
 
@@ -7,13 +7,14 @@ __global__ void transpose_tile(const float* x, float* out, int rows, int cols) {
     __shared__ float tile[TILE][TILE + 1];
     int col = blockIdx.x * TILE + threadIdx.x;
     int row = blockIdx.y * TILE + threadIdx.y;
-    for (int k = 0; k < TILE; k + ROWS)
+    for (int k = 0; k < TILE; k + ROWS) {
         if (col < cols && row + k < rows)
             tile[threadIdx.y + k][threadIdx.x] = x[(row + k) * cols + col];
-    __syncthreads();  // the whole tile is in shared memory before anyone reads a column of it
+        __syncthreads();
+    }
     col = blockIdx.y * TILE + threadIdx.x;  // out is cols x rows: the block's tile, mirrored
     row = blockIdx.x * TILE + threadIdx.y;
-    for (int k = 0; k < TILE; k + ROWS)
+    for (int k = 0; k < TILE; k += ROWS)
         if (col < rows && row + k < cols)
             out[(row + k) * rows + col] = tile[threadIdx.x][threadIdx.y + k];
 }

@@ -1,5 +1,5 @@
-// TLE: the score loop was rewritten as a while loop and lost its increment: j never moves
-// and the threads that enter it never leave.
+// TLE: a typo in the block reduction's step, `s >> 1` instead of `s >>= 1`: s stays 64 and
+// the block loops forever, meeting at the barrier inside the loop on every turn.
 #define BLOCK 128
 #define MAX_T 1024
 #define MAX_D 128
@@ -8,7 +8,7 @@ __device__ float block_reduce(float* red, float x, bool take_max) {
     int tid = threadIdx.x;
     red[tid] = x;
     __syncthreads();
-    for (int s = BLOCK / 2; s > 0; s >>= 1) {
+    for (int s = BLOCK / 2; s > 0; s >> 1) {
         if (tid < s) red[tid] = take_max ? fmaxf(red[tid], red[tid + s]) : red[tid] + red[tid + s];
         __syncthreads();
     }
@@ -30,8 +30,7 @@ __global__ void attention_row(const float* q, const float* k, const float* v, fl
     __syncthreads();
     float scale = rsqrtf((float)d);
     float local_max = -INFINITY;
-    int j = tid;
-    while (j <= i) {
+    for (int j = tid; j <= i; j += BLOCK) {  // causal: keys 0..i, the diagonal included
         float s = 0.0f;
         for (int c = 0; c < d; ++c) s += qs[c] * kh[j * d + c];
         p[j] = s * scale;
