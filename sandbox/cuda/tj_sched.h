@@ -224,21 +224,30 @@ TJ_CORE void launch_raw(LaunchInfo& li, dim3 grid, dim3 block) {
   getcontext(&base);
   gridDim = grid;
   blockDim = block;
+  Block b;
+  b.n = static_cast<int>(nt);
+  b.th.resize(nt);
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {
         blockIdx = dim3(bx, by, bz);
-        Block b;
-        b.n = static_cast<int>(nt);
-        b.th.resize(nt);
+        // One Block per launch, reset for each block: a fresh vector of threads per block
+        // cost more (page faults) than the block's work.
+        b.epoch = 0;
+        b.epoch_line = 0;
         b.warp_clock.assign((nt + 31) / 32, 0);
         b.serial = ++g_serial;
         b.shared_bytes = li.dyn_shared;
+        b.owned.clear();
+        b.dyn = nullptr;
+        b.bar_count = 0;
         for (int i = 0; i < b.n; ++i) {
           Thread& t = b.th[i];
+          t.st = St::Ready;
           t.lin = i;
           t.idx = dim3(i % block.x, i / block.x % block.y, i / (block.x * block.y));
           t.stack = stack_for(i);
+          t.fake_stack = nullptr;
           prepare(t, base);  // one getcontext per launch (ucontext): it costs a system call
         }
         g_block = &b;
