@@ -175,6 +175,15 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
                 assert f"{project}_pgdata" in docker_volumes(), "--down deleted the data"
         finally:
             running.compose("down", "-v", "--remove-orphans", timeout=180)
+            # Volumes of a file FILES does not name (docker-compose.publish.yml's TLS volumes,
+            # added by the second host's join line): by the project's label.
+            extra = subprocess.run(
+                ["docker", "volume", "ls", "-q", "--filter",
+                 f"label=com.docker.compose.project={project}"],
+                capture_output=True, text=True,
+            ).stdout.split()  # fmt: skip
+            if extra:
+                subprocess.run(["docker", "volume", "rm", *extra], capture_output=True)
             remove_graders_of(project)
             for image in running.own_images:
                 subprocess.run(["docker", "rmi", image], capture_output=True)

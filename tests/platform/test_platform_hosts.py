@@ -6,9 +6,11 @@ through the ports `scripts/up --join-line` published on 127.0.0.1 (so its contai
 the machine's network namespace, as a remote host's would reach a private address).
 
 One test, on the shared stack (conftest.py), because each step needs the one before: the line,
-the published ports that refuse a stranger, a student's Run of problem 48 through the API
-judged on the second host with the main host's worker stopped (environment.host names it),
-then a problem uploaded on the main host, judged there too (its version fetched by hash),
+the published ports that speak TLS only and refuse a stranger (plain TCP, a client without the
+line's CA, no credentials; the worker's Redis user narrow), a student's Run of problem 48
+through the API judged on the second host with the main host's worker stopped
+(environment.host names it), the certificates rotated (scripts/up --rotate-certs), then a
+problem uploaded on the main host, judged there too (its version fetched by hash),
 then the main host's worker back, a burst judged on both hosts, and the second host's worker
 killed while it holds a judging: every judging of the burst ends AC, what the dead host held
 on the main host, none judged to the end twice (each worker logs "submission N: judged" once
@@ -17,10 +19,12 @@ per verdict it writes).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import socket
+import ssl
 import subprocess
 import time
 import urllib.request
@@ -160,15 +164,33 @@ def _published(stack: Stack, service: str, port: int) -> str:
     return "" if address in {"", ":0"} else address
 
 
-def _redis_says(port: int, *commands: str) -> list[str]:
-    """The first line of Redis's answer to each inline command, on one plain connection."""
+def _redis_says(port: int, ca: Path | None, *commands: str) -> list[str]:
+    """The first line of Redis's answer to each inline command, on one connection: TLS
+    checked against ``ca`` (and the name 127.0.0.1), or plain TCP where ``ca`` is None."""
     answers = []
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        sock = raw
+        if ca is not None:
+            context = ssl.create_default_context(cafile=str(ca))
+            sock = context.wrap_socket(raw, server_hostname="127.0.0.1")
         reader = sock.makefile("rb")
         for command in commands:
-            sock.sendall(command.encode() + b"\r\n")
-            answers.append(reader.readline().decode().strip())
+            try:
+                sock.sendall(command.encode() + b"\r\n")
+                answers.append(reader.readline().decode().strip())
+            except ConnectionError:
+                answers.append("")
     return answers
+
+
+def _served_certificate(port: int, ca: Path) -> str:
+    """The certificate the TLS port serves (PEM), checked against ``ca``."""
+    context = ssl.create_default_context(cafile=str(ca))
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
+            der = sock.getpeercert(binary_form=True)
+    assert der
+    return ssl.DER_cert_to_PEM_cert(der)
 
 
 def _judged(logs: str) -> Counter[int]:
@@ -221,11 +243,14 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
     print(f"scripts/up --join-line (the stack recreated): {time.monotonic() - begun:.0f} s")
     again = stack.script("up", "--join-line")  # the same line: the credentials are made once
     assert again.stdout.strip() == line
-    for service, port in (("redis", 6379), ("postgres", 5432)):
+    # Published: Redis's TLS port (its plain one stays inside the compose network) and Postgres.
+    for service, port in (("redis", 6380), ("postgres", 5432)):
         published = _published(stack, service, port)
         assert published.startswith("127.0.0.1:"), (service, published)
+    assert _published(stack, "redis", 6379) == ""
 
-    # The published ports refuse whoever has no credentials, and the worker's are narrow.
+    # The published ports speak TLS only, refuse whoever has no credentials, and the worker's
+    # are narrow.
     values = dict(
         entry.split("=", 1)
         for entry in subprocess.run(
@@ -233,22 +258,45 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
              "_", line[4:]], cwd=ROOT, capture_output=True, text=True, check=True,
         ).stdout.splitlines()
     )  # fmt: skip
-    worker_redis_pw = re.match(r"redis://worker:([^@]+)@", values["REDIS_URL"])
+    assert values["JOIN_VERSION"] == "2", values
+    ca = tmp_path / "ca.pem"  # the line's CA, where this machine's clients read it
+    ca.write_bytes(base64.b64decode(values["JUDGE_TLS_CA"]))
+    in_worker = "/tmp/tensor-judge-ca.pem"  # the file the URLs name in a worker's container
+    assert values["REDIS_URL"].endswith(f"?ssl_cert_reqs=required&ssl_ca_certs={in_worker}")
+    assert values["DATABASE_URL"].endswith(f"?sslmode=verify-full&sslrootcert={in_worker}")
+    worker_redis_pw = re.match(r"rediss://worker:([^@?]+)@", values["REDIS_URL"])
     assert worker_redis_pw, values["REDIS_URL"]
+    # Plain TCP, or TLS without the line's CA (the system's CAs): nothing is served.
+    assert _redis_says(redis_port, None, f"AUTH worker {worker_redis_pw.group(1)}") == [""]
+    with pytest.raises(ssl.SSLCertVerificationError):
+        with socket.create_connection(("127.0.0.1", redis_port), timeout=10) as raw:
+            ssl.create_default_context().wrap_socket(raw, server_hostname="127.0.0.1")
     answers = _redis_says(
-        redis_port, "PING", "CONFIG GET dir", f"AUTH worker {worker_redis_pw.group(1)}",
-        "PING", "CONFIG SET dir /tmp", "FLUSHALL",
+        redis_port, ca, "PING", "CONFIG GET dir", f"AUTH worker {worker_redis_pw.group(1)}",
+        "PING", "CONFIG SET dir /tmp", "FLUSHALL", "GET judge-cache:1:x", "LLEN maintenance",
+        "LLEN cpu",
     )  # fmt: skip
     assert answers[0].startswith("-NOAUTH") and answers[1].startswith("-NOAUTH"), answers
     assert answers[2:4] == ["+OK", "+PONG"], answers
-    assert answers[4].startswith("-NOPERM") and answers[5].startswith("-NOPERM"), answers
+    assert all(a.startswith("-NOPERM") for a in answers[4:8]), answers
+    assert answers[8].startswith(":"), answers
     for user, password in (("judge", ""), ("judge_worker", ""), ("judge", "guess")):
         with pytest.raises(psycopg.OperationalError):
             psycopg.connect(
                 host="127.0.0.1", port=postgres_port, user=user, password=password,
-                dbname="judge", connect_timeout=10,
+                dbname="judge", connect_timeout=10, sslrootcert=str(ca), sslmode="verify-full",
             ).close()  # fmt: skip
-    with psycopg.connect(values["DATABASE_URL"], connect_timeout=10) as worker_db:
+    worker_url = values["DATABASE_URL"].replace(in_worker, str(ca))
+    # The worker's own credentials in plain TCP, or TLS without the CA: refused.
+    for mode in ("disable", "verify-full"):
+        with pytest.raises(psycopg.OperationalError):
+            psycopg.connect(
+                worker_url.split("?")[0], sslmode=mode, connect_timeout=10,
+                sslrootcert=str(tmp_path / "none.pem"),
+            ).close()  # fmt: skip
+    with psycopg.connect(worker_url, connect_timeout=10) as worker_db:
+        row = worker_db.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        assert row.fetchone() == (True,)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             worker_db.execute("SELECT password FROM auth_user")
 
@@ -282,6 +330,13 @@ def test_a_second_host_joins_judges_and_loses_nothing_when_it_dies(
         key = out[out.index("KEY ") + 4 :].split()[0]
         result = _api_run(stack, key, 48, accepted[0].read_text(), show_second)
         assert (result["verdict"], result["environment"]["host"]) == ("AC", second.name), result
+        # New server certificates from the same CA, loaded without a restart: the line's CA
+        # still checks them, and the second host goes on judging.
+        before = _served_certificate(redis_port, ca)
+        stack.script("up", "--rotate-certs")
+        assert _served_certificate(redis_port, ca) != before
+        with psycopg.connect(worker_url, connect_timeout=10) as worker_db:
+            worker_db.execute("SELECT 1")
         # A problem uploaded on the main host: the second host fetches its version by
         # content hash from the main host's web (no shared disk) and judges it.
         from tiny_package import NUMBER, package_zip
