@@ -135,7 +135,8 @@ def diagnose(stderr: str, returncode: int, *, function: str = "") -> KernelError
                                "index far outside every buffer)")
         if what == "stack-overflow":
             return KernelError("crash", f"stack overflow{kernel}{_student_line(stderr)}{where}: "
-                               "deep recursion or a very large local array")
+                               "deep recursion or a very large local array (each CUDA thread has 256 KiB of "
+                               "stack in the emulation)")
         return KernelError("memory error", f"{what.replace('-', ' ')}{kernel}"
                            f"{_student_line(stderr)}{where}")
     ub = re.search(r"([\w.-]+):(\d+):\d+: runtime error: (.*)", stderr)
