@@ -176,13 +176,13 @@ def compile(  # the name the judging loop calls (shadows the builtin inside this
         if core is not None:
             cmd += ["-DTJ_CUDA_PREBUILT", "-x", "none", str(core)]
         cmd += ["-o", str(out)]
-        if not program:
-            cmd.insert(1, "-shared")
+        if not program:  # a function declared but never defined is a CE, not a failed load
+            cmd[1:1] = ["-shared", "-Wl,--no-undefined"]
     else:
         tool = shutil.which(nvcc) or nvcc
         cmd = [tool, *NVCC_FLAGS, *extra_flags, filename, "-o", str(out)]
         if not program:
-            cmd.insert(1, "-shared")
+            cmd[1:1] = ["-shared", "-Xlinker", "--no-undefined"]
     try:
         status, log = _run(cmd, wd, timeout_s, output_limit_bytes, max_file_bytes)
     except FileNotFoundError:

@@ -124,6 +124,16 @@ def test_it_shows_a_compile_error_on_the_students_own_line(tmp_path: Path) -> No
     assert "tj_cuda" not in str(caught.value) and str(tmp_path) not in str(caught.value)
 
 
+def test_it_makes_a_function_declared_but_never_defined_a_compile_error(tmp_path: Path) -> None:
+    source = ("__device__ float helper(float x);\n"
+              "__global__ void k(float* out) { out[0] = helper(1.0f); }\n"
+              'extern "C" void solve(float* out) { k<<<1, 1>>>(out); }\n')
+    with pytest.raises(CompileError) as caught:
+        compile(source, tmp_path)
+    assert "solution.cu:2: undefined reference to `helper(float)'" in str(caught.value)
+    assert caught.value.lines == (2,)
+
+
 def test_it_stops_a_kernel_that_never_ends_at_the_callers_time_limit(built: Built) -> None:
     with pytest.raises(CallTimeout) as caught:
         call(built("endless_TLE"), "void solve(const float* flag, float* out)",
