@@ -26,7 +26,11 @@ def main() -> None:
     libc.malloc.argtypes = [ctypes.c_size_t]
     with open(spec["input"], "rb") as f:
         data = f.read()
-    lib = ctypes.CDLL(spec["library"])
+    try:
+        lib = ctypes.CDLL(spec["library"])
+    except OSError as e:
+        sys.stderr.write(f"TJ-CUDA load error: the library does not load: {e}\n")
+        sys.exit(86)
     try:
         fn = getattr(lib, spec["function"])
     except AttributeError:

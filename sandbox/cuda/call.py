@@ -184,6 +184,8 @@ def call(
     unknown = set(inout) - set(sig.outputs)
     if unknown:
         raise SignatureError(f"inout names {sorted(unknown)} that are not non-const pointers")
+    if not Path(library).is_file():
+        raise FileNotFoundError(f"no library at {library}: compile the submission first")
     if mode == "nvcc":
         return _call_here(Path(library), sig, values, inout)
     if mode != "emu":
