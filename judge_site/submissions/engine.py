@@ -42,10 +42,9 @@ from sandbox.backends.cpu_sets import (
     available_cpus,
     cpuset_for_process,
 )
-from sandbox.bench.gpu_quiet import GpuQuiet
-from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, contended
+from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict, contended
+from sandbox.grader.package import ProblemPackage
 from sandbox.phases import TimedBackend, wait_for_closes
-from sandbox.problem import ProblemPackage
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +122,7 @@ def requires_of(package: ProblemPackage) -> list[str]:
 class ImageRoutingBackend(Backend):
     """The docker backend of JUDGE_SANDBOX_IMAGE, which also hands out, through
     ``for_requirements``, docker backends of the image a package's ``requires`` need (the package
-    check, sandbox/check.py, asks it for each package)."""
+    check, sandbox/grader/check.py, asks it for each package)."""
 
     name = "docker"
 
@@ -346,7 +345,7 @@ def judge_source(
     (hidden details, the secret seed; drawn here unless given, so that even an IE result
     carries it). ``secret_seed`` reproduces a judging's hidden inputs (staff only).
     ``script``: a scratch run's script (mode scratch only)."""
-    from sandbox.grader import judge  # imports torch: only when a judging really happens
+    from sandbox.grader.entry import judge  # imports torch: only when a judging really happens
 
     if secret_seed is None:
         secret_seed = secrets.randbits(63)
@@ -358,7 +357,7 @@ def judge_source(
         return _internal_error(package, f"sandbox configuration: {exc}")
     reap_orphans(backend)
     if backend.name == "local" and requires:
-        from sandbox.check import missing_requirements
+        from sandbox.grader.check import missing_requirements
 
         missing = missing_requirements(package)
         if missing:
@@ -369,6 +368,10 @@ def judge_source(
                 "with the image JUDGE_SANDBOX_IMAGES maps it to",
             )
     quiet = _QuietCpus(backend, gpu=gpu_id is not None)
+    # Here: sandbox.bench imports torch, and the web image (beat, which imports this module
+    # with the tasks) has none.
+    from sandbox.bench.gpu_quiet import GpuQuiet
+
     gpu_quiet = GpuQuiet(gpu_id)  # the GPU read through NVML before its timing, and recorded
     pool = getattr(backend, "pool", None)
     if Mode(mode) != Mode.SUBMIT or package.benchmark is None:

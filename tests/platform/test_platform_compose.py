@@ -74,7 +74,7 @@ def test_the_compose_files_are_valid_and_narrow(files: list[str]) -> None:
     assert services["gpu-worker"]["profiles"] == ["gpu"]
     assert services["gpu-worker"]["deploy"]["resources"]["reservations"]["devices"]
     assert services["worker"]["environment"]["WORKER_QUEUES"] == "cpu"
-    assert services["gpu-worker"]["environment"]["WORKER_QUEUES"] == "gpu"
+    assert services["gpu-worker"]["environment"]["WORKER_QUEUES"] == "gpu,gpu-rejudge"
     assert services["rejudge-worker"]["environment"]["WORKER_QUEUES"] == "rejudge"
     assert services["web"]["environment"]["DEBUG"] == "false"
     assert any(v.get("source") == "pgdata" for v in services["postgres"]["volumes"])

@@ -1,5 +1,5 @@
-"""The web process has no torch (its image installs requirements/web.txt): every URL and admin
-module of the site must import without it. A module that imports sandbox.bench (torch) at its
+"""The web process has no torch (its image installs requirements/web.txt): every URL, admin and
+task module of the site must import without it (beat runs from the web image). A module that imports sandbox.bench (torch) at its
 top once broke the web image's build (collectstatic) while every test here passed."""
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from django.contrib import admin
 get_resolver().url_patterns  # every view module
 admin.autodiscover()
 import judge_site.wsgi  # noqa: F401
+from judge_site.celery import app  # beat runs from the web image: it imports every task module
+app.loader.import_default_modules()
 print("ok")
 """
 
