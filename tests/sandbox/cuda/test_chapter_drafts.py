@@ -26,10 +26,10 @@ import pytest
 import torch
 
 from sandbox.bench.shape_rule import MIN_L2_MULTIPLE, MIN_SOL_MS, gpu_limits
-from sandbox.cost import parse_cost
 from sandbox.cuda.build import compile
 from sandbox.cuda.call import CallTimeout, KernelError, call
-from sandbox.statement_cases import parse_statement_cases, statement_cases_problems
+from sandbox.grader.cost import parse_cost
+from sandbox.grader.statement_cases import parse_statement_cases, statement_cases_problems
 
 ROOT = Path(__file__).resolve().parents[3]
 DRAFTS = ROOT / "problems" / "cuda-drafts"
