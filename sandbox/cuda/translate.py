@@ -178,6 +178,8 @@ def _shared_edits(src: str, code: str) -> list[_Edit]:
         seen.add(start)
         if end < 0:
             raise TranslateError("a __shared__ declaration without its `;`", line)
+        # Start at the declaration's first token: comments and blank lines before it stay put.
+        start += len(code[start:end]) - len(code[start:end].lstrip())
         stmt = code[start:end]
         depth = code.count("{", 0, start) - code.count("}", 0, start)
         if depth <= 0:  # namespace scope: a plain global (one for all blocks), not tracked
@@ -222,9 +224,7 @@ def _shared_edits(src: str, code: str) -> list[_Edit]:
                     f'static ::tj::Site {site}("{name}", sizeof({ctype}), {{}}); '
                     f"auto&& {name} = ::tj::shared_scalar<{ctype}>({site});"
                 )
-        original = src[start : end + 1]
-        lead = original[: len(original) - len(original.lstrip())]
-        text = lead + " ".join(out) + "\n" * original.lstrip().count("\n")
+        text = " ".join(out) + "\n" * src.count("\n", start, end + 1)
         edits.append(_Edit(start, end + 1, text))
     return edits
 

@@ -19,6 +19,10 @@ __global__ void k(const float* x, float* y, int n) {
     extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ unsigned int total;
     printf("<<<not a launch>>>");
+    int x = 0;
+    // the scratch row of this block
+    __shared__ float
+        scratch[B];
 }
 void solve(const float* x, float* y, int n) {
     k<32><<<(n + 255) / 256,
@@ -38,8 +42,11 @@ def test_it_keeps_every_line_where_the_student_wrote_it() -> None:
     assert 'Site tj_site_dyn("dyn", sizeof(unsigned char), {0}, true)' in lines[4]
     assert "auto&& total = ::tj::shared_scalar<unsigned int>(tj_site_total)" in lines[5]
     assert lines[6] == '    printf("<<<not a launch>>>");'
-    assert lines[9] == '    ::tj::launcher(k<32>, "k<32>",(n + 255) / 256,'
-    assert lines[10].strip() == "256, 0)(x, y,"
+    assert lines[8] == "    // the scratch row of this block"
+    assert lines[9].startswith('    static ::tj::Site tj_site_scratch("scratch", sizeof(float), {B});')
+    assert lines[10] == ""  # the declaration's second line, kept as a line
+    assert lines[13] == '    ::tj::launcher(k<32>, "k<32>",(n + 255) / 256,'
+    assert lines[14].strip() == "256, 0)(x, y,"
 
 
 @pytest.mark.parametrize(
