@@ -359,7 +359,7 @@ JUDGE_WORKER_DB_PASSWORD = envstr("JUDGE_WORKER_DB_PASSWORD", "")
 # Workers remove such sandboxes from their Docker engine.
 JUDGE_ORPHAN_AGE_S = envint("JUDGE_ORPHAN_AGE_S", str(CELERY_TASK_TIME_LIMIT + 360))
 # Where authors' code (a package's tests.py and reference, a practice folder's test.py) runs:
-# in a confined grader process of its own (sandbox/grader_process.py: with docker, a container
+# in a confined grader process of its own (sandbox/grader/process.py: with docker, a container
 # of JUDGE_GRADER_IMAGE without network, Docker socket or credentials), never in the worker.
 # "auto": confined with the docker backend, in-process with the local one (development, which
 # is no security boundary anyway); "always" / "never" force it.

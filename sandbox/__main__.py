@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from sandbox.contracts import Mode, Verdict
-from sandbox.problem import PackageError, load_package
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.package import PackageError, load_package
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from sandbox.backends import get_backend
-    from sandbox.feedback import format_result, result_for_student
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
+    from sandbox.grader.feedback import format_result, result_for_student
 
     if (args.mode == Mode.SCRATCH) != (args.script is not None):
         print("error: --mode scratch goes with --script F (the lines to run after FILE)",
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result.to_json()))
     elif result.output is not None:  # a scratch run
-        from sandbox.kinds.scratch import format_scratch
+        from sandbox.grader.kinds.scratch import format_scratch
 
         print(format_scratch(result))
     else:

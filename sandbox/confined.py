@@ -1,7 +1,7 @@
-"""The launcher's side of the confined grader (sandbox/grader_process.py).
+"""The launcher's side of the confined grader (sandbox/grader/process.py).
 
-``ConfinedGraders.judge`` has the contract of ``sandbox.grader.judge`` and
-``ConfinedGraders.check`` that of ``sandbox.check.check_package``; neither executes a line of
+``ConfinedGraders.judge`` has the contract of ``sandbox.grader.entry.judge`` and
+``ConfinedGraders.check`` that of ``sandbox.grader.check.check_package``; neither executes a line of
 the package here. They hand the job to a grader process of the package's trust domain (kept
 between judgings, retired by age), serve its sandbox requests with the real backend
 (sandbox/relay.py: labels, GPU and the count of sandboxes are ours), pass its progress on, and
@@ -22,18 +22,17 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 from sandbox.backends.base import Backend, Sandbox, SandboxError, SandboxTimeout
-from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict
-from sandbox.problem import PackageError, ProblemPackage
+from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict
+from sandbox.grader.package import PackageError, ProblemPackage
 from sandbox.relay import Bounds, BoxService
 from sandbox.runner import framing
 
 log = logging.getLogger(__name__)
 
-GRADER_SCRIPT = Path(__file__).resolve().with_name("grader_process.py")
+GRADER_COMMAND = ["-m", "sandbox.grader.process"]  # after the interpreter: where the package is importable
 HELLO_TIMEOUT_S = 120.0  # start-up: interpreter and torch import, on a busy machine
 AUTHOR_SILENCE_S = 120.0  # the most an author's code may compute between two requests
 MAX_PACKAGE_MIB = 64
@@ -277,7 +276,7 @@ class ConfinedGraders:
         job_s: float = JUDGE_JOB_S,
         script: str = "",
     ) -> JudgeResult:
-        """sandbox.grader.judge, with the package's code run in the domain's grader process;
+        """sandbox.grader.entry.judge, with the package's code run in the domain's grader process;
         ``job_s``: the most the judging may take (its sandboxes' wall time included)."""
         env = {"backend": backend.name}
         service = BoxService(backend, labels or {}, gpu_id, domain=domain,
@@ -317,9 +316,9 @@ class ConfinedGraders:
         secret_seed: int | None = None,
         job_s: float = CHECK_JOB_S,
     ) -> Any:
-        """sandbox.check.check_package, run in the domain's grader process; a failure of the
+        """sandbox.grader.check.check_package, run in the domain's grader process; a failure of the
         process is one failed item of the report."""
-        from sandbox.check import CheckItem, CheckReport
+        from sandbox.grader.check import CheckItem, CheckReport
 
         report = CheckReport(folder=package.folder_name, version=package.version)
 

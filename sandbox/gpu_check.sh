@@ -43,8 +43,8 @@ step "4. one judged submission on GPU $GPU"
 import json, sys
 from pathlib import Path
 from sandbox.backends.base import get_backend
-from sandbox.contracts import Mode, Verdict
-from sandbox.grader import judge
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.entry import judge
 from sandbox.problem import load_package
 
 # A GPU problem of the catalog if there is one (its tests then run on the device), else 48.

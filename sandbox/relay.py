@@ -1,7 +1,7 @@
 """The sandbox backend as a service: how the confined grader drives sandboxes it cannot start.
 
 Authors' code (a package's ``tests.py``, ``solution.py``, a practice folder's ``test.py``) runs
-in the confined grader process (sandbox/grader_process.py): a sandbox of its own, with no Docker
+in the confined grader process (sandbox/grader/process.py): a sandbox of its own, with no Docker
 socket, no database or broker credentials, no network. It still needs sandboxes for the
 student's file and the baseline; the worker's launcher (sandbox/confined.py), which holds the
 engine, starts them on its behalf and relays their frames. Both sides speak in frames
@@ -49,7 +49,7 @@ from sandbox.backends.base import (
     SandboxSpec,
     SandboxTimeout,
 )
-from sandbox.contracts import SLACK_S, STARTUP_TIMEOUT_S, Limits, import_limit_s
+from sandbox.grader.contracts import SLACK_S, STARTUP_TIMEOUT_S, Limits, import_limit_s
 from sandbox.runner import framing
 
 MAX_OPEN_BOXES = 4  # open at once for one job: the student's and the baseline's, and spare
@@ -360,7 +360,7 @@ class BoxService:
                 if rpc == "exchange":
                     box.send(blob)
                 frame = box.recv(float(timeout))
-                # The count the grader asks for right after every reply (sandbox/session.py):
+                # The count the grader asks for right after every reply (sandbox/grader/session.py):
                 # read here, it saves a round trip through the relay per test.
                 return {"processes": box.processes()}, frame
             if rpc == "close":

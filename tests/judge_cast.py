@@ -20,7 +20,7 @@ from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.staff.roles import CAPABILITIES
 from judge_site.submissions import services
-from sandbox.contracts import BenchmarkResult, JudgeResult, TestResult, Verdict, WrongKind
+from sandbox.grader.contracts import BenchmarkResult, JudgeResult, TestResult, Verdict, WrongKind
 
 STATEMENT = """# Tied embeddings
 

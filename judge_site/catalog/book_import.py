@@ -15,8 +15,8 @@ from typing import Any
 
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import practice_import
+from sandbox.grader.package import PackageError
 from sandbox.practice import book as practice_book
-from sandbox.problem import PackageError
 
 logger = logging.getLogger(__name__)
 

@@ -21,11 +21,11 @@ from django.db import transaction
 from judge_site.catalog import zips
 from judge_site.catalog.models import Draft, Problem
 from judge_site.catalog.zips import MAX_FILES, MAX_UNPACKED_BYTES
-from sandbox.check import public_cases_static
+from sandbox.grader.check import public_cases_static
+from sandbox.grader.package import PackageError, ProblemPackage, load_package
 from sandbox.practice import PracticeError
 from sandbox.practice import folder as practice_folder
 from sandbox.practice import package as practice_package
-from sandbox.problem import PackageError, ProblemPackage, load_package
 
 SyncStatus = Literal["created", "updated", "unchanged", "unpublished", "kept upload"]
 

@@ -28,7 +28,7 @@ from judge_site.catalog.models import Problem
 from judge_site.catalog.services import problem_export_zip
 from judge_site.core.middleware import private
 from judge_site.submissions.package_cache import TOKEN_HEADER, VERSION_RE
-from sandbox.problem import PackageError, package_version
+from sandbox.grader.package import PackageError, package_version
 
 logger = logging.getLogger(__name__)
 

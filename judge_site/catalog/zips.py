@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from sandbox.problem import PackageError
+from sandbox.grader.package import PackageError
 
 # A package is text (statement, Python, TOML); these are generous for that.
 MAX_ZIP_BYTES = 5 * 1024 * 1024

@@ -1,6 +1,6 @@
 """Which hints a student sees, recorded when first due; the staff's counts.
 
-A hint is due when the ladder rule of sandbox/hints.py says so; it is recorded (HintShown)
+A hint is due when the ladder rule of sandbox/grader/hints.py says so; it is recorded (HintShown)
 the first time a page asks, and every later page shows it again. A hint is the author's text
 and nothing else: for a check covering a hidden case the student is told "a hidden test",
 never its name, inputs or expected values.
@@ -22,7 +22,7 @@ from judge_site.core import gates
 from judge_site.core.prepared import UNREAD, PreparedQuery
 from judge_site.hints.models import HintSettings, HintShown
 from judge_site.submissions.models import Mode, Status, Submission, VerdictChoice
-from sandbox.hints import (
+from sandbox.grader.hints import (
     Attempt,
     CaseInfo,
     HintSpec,
@@ -33,7 +33,7 @@ from sandbox.hints import (
     next_rung_due,
     parse_hints,
 )
-from sandbox.problem import PackageError
+from sandbox.grader.package import PackageError
 
 
 @dataclass(frozen=True)

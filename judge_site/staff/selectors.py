@@ -11,7 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from judge_site.catalog.models import Problem
 from judge_site.staff.models import ProblemVersion
 from judge_site.submissions.models import Mode, Submission
-from sandbox.problem import PackageError, load_package
+from sandbox.grader.package import PackageError, load_package
 
 
 def case_names_static(tests_py: Path) -> list[dict[str, Any]]:

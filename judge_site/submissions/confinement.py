@@ -19,15 +19,14 @@ from typing import Any
 from django.conf import settings
 
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
-from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
-from sandbox.contracts import JudgeResult
-from sandbox.problem import ProblemPackage
+from sandbox.confined import GRADER_COMMAND, ConfinedGraders
+from sandbox.grader.contracts import JudgeResult
+from sandbox.grader.package import ProblemPackage
 from sandbox.relay import CATALOG_DOMAIN
 
 log = logging.getLogger(__name__)
 
 GRADER_LABEL = "tensor-judge.role"
-IMAGE_GRADER_SCRIPT = "/app/sandbox/grader_process.py"  # where the worker image holds it
 
 _graders: dict[str, ConfinedGraders] = {}
 _lock = threading.Lock()
@@ -97,7 +96,7 @@ def graders(
         image = grader_image() if backend_name == "docker" else None
         if image is not None:
             runner = get_backend(
-                "docker", image=image, command=["python3", IMAGE_GRADER_SCRIPT],
+                "docker", image=image, command=["python3", *GRADER_COMMAND],
                 entrypoint=[], cpus=1.0, cpuset=cpuset, cgroup_root=None,
             )
         else:
@@ -107,7 +106,7 @@ def graders(
             if backend_name == "docker":
                 log.warning("no grader image (JUDGE_GRADER_IMAGE): authors' code runs in a "
                             "subprocess of this host process, not confined by Docker")
-            runner = get_backend("local", command=[str(GRADER_SCRIPT)])
+            runner = get_backend("local", command=GRADER_COMMAND)
 
         def start() -> Sandbox:
             return runner.start(spec)
@@ -128,9 +127,9 @@ def close_graders() -> None:
 
 
 def check_package(package: ProblemPackage, backend: Backend, **options: Any) -> Any:
-    """sandbox.check.check_package, in a confined grader process where judgings are confined
+    """sandbox.grader.check.check_package, in a confined grader process where judgings are confined
     (the package check runs the same authors' code as a judging)."""
-    from sandbox.check import check_package as check_here
+    from sandbox.grader.check import check_package as check_here
 
     if not confined(backend.name):
         return check_here(package, backend, **options)
@@ -142,10 +141,10 @@ def check_package(package: ProblemPackage, backend: Backend, **options: Any) -> 
 
 
 def judge_function(backend: Backend) -> Callable[..., JudgeResult]:
-    """``sandbox.grader.judge``'s contract, run where authors' code runs for this backend (the
+    """``sandbox.grader.entry.judge``'s contract, run where authors' code runs for this backend (the
     practice import's check judges a folder's own solution and starter this way)."""
     if not confined(backend.name):
-        from sandbox.grader import judge
+        from sandbox.grader.entry import judge
 
         return judge
 

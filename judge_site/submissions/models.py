@@ -14,7 +14,7 @@ from django.db import models
 
 from judge_site.catalog.models import Problem
 from judge_site.core.indexes import NullsLastIndex
-from sandbox.contracts import VERDICT_LABELS, JudgeResult, Verdict
+from sandbox.grader.contracts import VERDICT_LABELS, JudgeResult, Verdict
 
 
 class Status(models.TextChoices):
@@ -33,7 +33,7 @@ class Mode(models.TextChoices):
 
 class VerdictChoice(models.TextChoices):
     """A judging's verdict (every Verdict but SK, which is per test only); the labels are
-    sandbox.contracts.VERDICT_LABELS."""
+    sandbox.grader.contracts.VERDICT_LABELS."""
 
     AC = "AC", VERDICT_LABELS[Verdict.AC]
     WA = "WA", VERDICT_LABELS[Verdict.WA]
@@ -57,7 +57,7 @@ class Submission(models.Model):
     problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="submissions")
     mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.SUBMIT)
     code = models.TextField()
-    # A scratch run's script and what it printed (sandbox/kinds/scratch.py); empty otherwise.
+    # A scratch run's script and what it printed (sandbox/grader/kinds/scratch.py); empty otherwise.
     script = models.TextField(blank=True)
     output = models.TextField(blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
@@ -188,7 +188,7 @@ class BestResult(models.Model):
         Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     best_at = models.DateTimeField(null=True, blank=True)
-    best_trust = models.CharField(max_length=10, blank=True)  # sandbox.contracts.Trust
+    best_trust = models.CharField(max_length=10, blank=True)  # sandbox.grader.contracts.Trust
     # The best geometric mean of per-shape speedups over accepted Submits (benchmark.shapes;
     # the speedup itself where a result has no per-shape list), for a ranking by it.
     best_geomean = models.FloatField(null=True, blank=True)

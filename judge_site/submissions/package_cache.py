@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.problem import PackageError, ProblemPackage, load_package, package_version
+from sandbox.grader.package import PackageError, ProblemPackage, load_package, package_version
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ import json
 import math
 from typing import Any
 
-from sandbox.cost import CostError, parse_cost
+from sandbox.grader.cost import CostError, parse_cost
 
 WIDTH, HEIGHT = 440, 250
 LEFT, RIGHT, TOP, BOTTOM = 56, 12, 12, 38  # the plot's margins, px

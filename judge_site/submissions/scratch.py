@@ -2,7 +2,7 @@
 starter snippets.
 
 A scratch run (Mode.SCRATCH) is the student's code plus a few lines of their own, judged by the
-kind "scratch" of the one judging loop (sandbox/kinds/scratch.py). The snippets are starting
+kind "scratch" of the one judging loop (sandbox/grader/kinds/scratch.py). The snippets are starting
 points the problem page offers: make an input and print it, time a call, compare with torch's
 own functions. They call the problem's first function with made-up arguments named as in its
 starter's signature (read with ``ast``, never run here), and the chapter picks the inputs and
@@ -18,7 +18,7 @@ from typing import Any
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.submissions.models import Mode, Submission
-from sandbox.contracts import SCRATCH_OUTPUT_CHARS
+from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS
 
 
 def script_refused(mode: str, script: object) -> str:

@@ -27,8 +27,8 @@ from judge_site.submissions.models import (
     VerdictChoice,
 )
 from judge_site.submissions.scratch import scratch_json
-from sandbox.contracts import REJECTED_NEXT, Trust, rejected_because, unbelieved
-from sandbox.feedback import feedback_lines, hidden_policy, tests_for_student
+from sandbox.grader.contracts import REJECTED_NEXT, Trust, rejected_because, unbelieved
+from sandbox.grader.feedback import feedback_lines, hidden_policy, tests_for_student
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 T = TypeVar("T")
@@ -109,7 +109,7 @@ def submission_tests_for(viewer: AnyUser | None, submission: Submission) -> list
     """The stored (complete) tests as ``viewer`` may see them: whole for staff who read every
     submission; for anyone else, hidden tests filtered by the problem's feedback policy (as
     ``manage.py judge`` shows them). The secret seed is never part of them. Each test also
-    carries its ``feedback`` lines (sandbox.feedback.feedback_lines)."""
+    carries its ``feedback`` lines (sandbox.grader.feedback.feedback_lines)."""
     tests = list(submission.tests or [])
     if not submission.tests_filtered and not (
         viewer is not None and reads_all_submissions(viewer)
@@ -254,7 +254,7 @@ class BoardRow:
     submission_id: int
     at: datetime
     verified: bool = True  # the grader trusted the timing (see BenchmarkResult.verified)
-    trust: str = "verified"  # sandbox.contracts.Trust: verified | charged | contended | rejected
+    trust: str = "verified"  # sandbox.grader.contracts.Trust: verified | charged | contended | rejected
     geomean: float | None = None  # geometric mean of the per-shape speedups
 
 
@@ -380,7 +380,7 @@ def leaderboard_problem(problem: Problem, limit: int = BOARD_PAGE_SIZE) -> list[
 
 
 def benchmark_trust(bench: dict | None) -> str:
-    """A stored benchmark's Trust value (sandbox.contracts.Trust)."""
+    """A stored benchmark's Trust value (sandbox.grader.contracts.Trust)."""
     trust = (bench or {}).get("trust")
     return trust if isinstance(trust, str) and trust else str(Trust.VERIFIED)
 

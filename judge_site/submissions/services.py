@@ -186,7 +186,7 @@ def _check_in_flight_caps(user_id: int, address: str | None) -> None:
 
 # Indirections so tests can replace the engine without importing torch-heavy modules.
 def _load_package(package_dir: str) -> Any:
-    from sandbox.problem import load_package
+    from sandbox.grader.package import load_package
 
     return load_package(package_dir)
 
@@ -207,7 +207,7 @@ def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[A
                   secret_seed: int | None = None, **scratch: str) -> Any:
     """``scratch``: ``script=`` for a scratch run (passed only then)."""
     from judge_site.submissions.engine import judge_source
-    from sandbox.contracts import Mode as EngineMode
+    from sandbox.grader.contracts import Mode as EngineMode
 
     return judge_source(package, source, EngineMode(mode), on_progress=on_progress,
                         secret_seed=secret_seed, **scratch)

@@ -38,7 +38,7 @@ from judge_site.submissions.models import (
     UserStats,
     VerdictChoice,
 )
-from sandbox.contracts import Trust
+from sandbox.grader.contracts import Trust
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def _number(value: Any) -> float | None:
 
 
 def _trust(trust: Any) -> str:
-    """The benchmark's Trust value (sandbox.contracts.Trust)."""
+    """The benchmark's Trust value (sandbox.grader.contracts.Trust)."""
     return trust if isinstance(trust, str) and trust else str(Trust.VERIFIED)
 
 

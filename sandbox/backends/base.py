@@ -123,7 +123,7 @@ class Sandbox(abc.ABC):
     def processes(self) -> int | None:
         """How many processes the sandbox holds now, as the kernel counts them (its cgroup),
         or None where the backend cannot tell. The grader compares it with the count at the
-        runner's hello: a submission may not leave processes running (sandbox/session.py).
+        runner's hello: a submission may not leave processes running (sandbox/grader/session.py).
         Default: None."""
         return None
 

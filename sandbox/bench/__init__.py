@@ -74,12 +74,13 @@ from sandbox.bench.trust import (
     wait_share,
 )
 from sandbox.bench.verify import Verifier, comparison_case
-from sandbox.contracts import REJECTED_NEXT, BenchmarkResult, TestResult, Trust, unbelieved
-from sandbox.cost import CostError
-from sandbox.problem import BenchShape, Case, ProblemPackage
+from sandbox.grader.contracts import REJECTED_NEXT, BenchmarkResult, TestResult, Trust, unbelieved
+from sandbox.grader.cost import CostError
+from sandbox.grader.package import BenchShape, ProblemPackage
+from sandbox.problem import Case
 
 if TYPE_CHECKING:
-    from sandbox.session import Session
+    from sandbox.grader.session import Session
 
 __all__ = [
     "Series",

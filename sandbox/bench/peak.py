@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sandbox.contracts import Verdict
-from sandbox.cost import CostModel
+from sandbox.grader.contracts import Verdict
+from sandbox.grader.cost import CostModel
 
 if TYPE_CHECKING:
-    from sandbox.session import Session
+    from sandbox.grader.session import Session
 
 PROBE = "kernels.probe:machine_limits"  # loaded with the baselines into their sandbox
 PROBE_NAME = "judge_probe_machine_limits"  # its name there
@@ -79,7 +79,7 @@ def with_probe(baseline: tuple[str, dict[str, str]]) -> tuple[str, dict[str, str
     appended, always from this repository's kernels (a judging may read its baselines from
     another kernels root). kernels/probe.py has no ``from __future__`` line, so its inlined
     source may follow another file's."""
-    from sandbox.problem import inline_kernels
+    from sandbox.grader.kernels_source import inline_kernels
 
     source, names = baseline
     probe = inline_kernels(f"from kernels.probe import machine_limits as {PROBE_NAME}\n", None, "<probe>")
@@ -221,7 +221,7 @@ CACHE = PeakCache()
 
 def measure(session: Session, probe_fn: str, device: str) -> dict[str, Any]:
     """Call the probe in the baseline's sandbox; its reply, or a Fault (IE) from the session."""
-    from sandbox.session import Fault
+    from sandbox.grader.session import Fault
 
     reply, blob = session.request(
         {"op": "call", "fn": probe_fn, "grad_wrt": [], "grad_seed": 0, "device": device},

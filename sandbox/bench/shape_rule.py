@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from sandbox.bench.peak import L2_MIB, published_peak
 
 if TYPE_CHECKING:
-    from sandbox.problem import BenchShape, ProblemPackage
+    from sandbox.grader.package import BenchShape, ProblemPackage
 
 TARGET_GPU = "H200"
 MIN_L2_MULTIPLE = 4.0

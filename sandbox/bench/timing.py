@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sandbox.bench.stats import paired_ratios, relative_error
-from sandbox.contracts import TestResult
-from sandbox.problem import BenchShape
+from sandbox.grader.contracts import TestResult
+from sandbox.grader.package import BenchShape
 
 if TYPE_CHECKING:
-    from sandbox.session import Session
+    from sandbox.grader.session import Session
 
 WARMUP_ROUNDS = 3
 # At least 20 measured rounds: the precision of a median estimated from the quartiles of 10

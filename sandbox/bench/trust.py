@@ -71,7 +71,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sandbox.bench.timing import Series
-from sandbox.contracts import Trust
+from sandbox.grader.contracts import Trust
 
 
 @dataclass(frozen=True)

@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from sandbox.compare import DEFAULT_TOLERANCES, Outcome, compare, tolerance_for
-from sandbox.contracts import TestResult, Verdict, WrongKind
-from sandbox.problem import BenchShape, Call, Case, PackageError, ProblemPackage, Tolerance
+from sandbox.grader.compare import DEFAULT_TOLERANCES, Outcome, compare, tolerance_for
+from sandbox.grader.contracts import TestResult, Verdict, WrongKind
+from sandbox.grader.package import BenchShape, PackageError, ProblemPackage, Tolerance
+from sandbox.problem import Call, Case
 from sandbox.runner import digests, inputs, wire, wire_decode
 
 SPREAD = 16.0  # how far past the element-wise tolerance one element of a large shape may round
 
 if TYPE_CHECKING:
     from sandbox.bench.timing import Timed
-    from sandbox.session import Session
+    from sandbox.grader.session import Session
 
 
 def comparison_case(cases: list[Case], shape: BenchShape) -> Case:

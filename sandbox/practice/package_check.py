@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
+from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
+from sandbox.grader.package import ProblemPackage, load_package
 from sandbox.practice import folder as practice_folder
 from sandbox.practice import package as practice_package
 from sandbox.practice import scan as practice_scan
-from sandbox.problem import ProblemPackage, load_package
 
 if TYPE_CHECKING:
     from sandbox.backends.base import Backend
@@ -76,7 +76,7 @@ def check_practice(
     (default ``sandbox.grader.judge`` in this process; the site passes its confined grader's,
     judge_site/submissions/confinement.py, since the folder's test.py is an author's code)."""
     if judge is None:
-        from sandbox.grader import judge as judge_here  # imports torch: only when judging
+        from sandbox.grader.entry import judge as judge_here  # imports torch: only when judging
 
         judge = judge_here
 
@@ -130,7 +130,7 @@ def check_practice(
 
 
 def check_items(package: ProblemPackage, backend: Backend) -> list[tuple[str, bool, str]]:
-    """The check as (name, ok, detail) items, for sandbox/check.py's report."""
+    """The check as (name, ok, detail) items, for sandbox/grader/check.py's report."""
     report = check_practice(package, backend)
     items = [
         ("reference (solution.py) is AC", report.solution == Verdict.AC, report.solution),

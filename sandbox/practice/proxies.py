@@ -30,8 +30,8 @@ What a proxy cannot do directly, and how it is done:
 Verdicts per test: returned AC; AssertionError WA; the student's exception RE (its traceback,
 trimmed to the student's frames), whatever its name or base (a student's class named ``Skip``
 is RE: only the checker's own ``Skip``, raised by the test's code, skips, and SK never makes an
-AC alone: sandbox/contracts.py, ``overall_verdict``); faults of the sandbox (TLE, MLE, a crash) as in
-sandbox/grader.py, a fatal one skipping the rest. Per test, ``limits.time_s`` bounds all the
+AC alone: sandbox/grader/contracts.py, ``overall_verdict``); faults of the sandbox (TLE, MLE, a crash) as in
+sandbox/grader/judging.py, a fatal one skipping the rest. Per test, ``limits.time_s`` bounds all the
 calls it makes together.
 """
 
@@ -46,20 +46,20 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
-from sandbox.compare import is_memory_error
-from sandbox.contracts import (
+from sandbox.grader.compare import is_memory_error
+from sandbox.grader.contracts import (
     SLACK_S,
     Verdict,
 )
-from sandbox.practice.student_errors import TESTS_FILENAME, builtin_base, student_exception
-from sandbox.runner import wire, wire_decode
-from sandbox.session import (
+from sandbox.grader.session import (
     CHANNEL_MESSAGE,
     Fault,
     Session,
     clamped,
     well_formed,
 )
+from sandbox.practice.student_errors import TESTS_FILENAME, builtin_base, student_exception
+from sandbox.runner import wire, wire_decode
 
 log = logging.getLogger(__name__)
 

@@ -184,7 +184,7 @@ class _Kept(io.TextIOBase):
 def run_script(
     source: str, namespace: dict[str, Any], filename: str, keep: int, files: tuple[str, ...]
 ) -> dict[str, Any]:
-    """Run a scratch script (sandbox/kinds/scratch.py) in ``namespace`` (the submission's names),
+    """Run a scratch script (sandbox/grader/kinds/scratch.py) in ``namespace`` (the submission's names),
     written to ``filename`` first so that its tracebacks show its lines. What it prints through
     ``sys.stdout``/``sys.stderr`` goes into one bounded buffer, never to the sandbox's output
     file: ``output`` is the first ``keep`` characters, ``printed_chars`` how many there were.

@@ -234,7 +234,7 @@ class _Server:
         self.send({"ok": True, "status": "ok"})
 
     def op_script(self, msg: dict[str, Any], blob: bytes) -> None:
-        """Run a scratch script with the loaded submission's names (sandbox/kinds/scratch.py);
+        """Run a scratch script with the loaded submission's names (sandbox/grader/kinds/scratch.py);
         the reply holds what it printed (bounded) and the exception that ended it, if any."""
         module = sys.modules.get("submission")
         namespace = {**(vars(module) if module is not None else {}), "__name__": "__main__"}

@@ -22,7 +22,7 @@ from judge_site.catalog.services import problem_export_zip
 from judge_site.submissions import package_cache, services
 from judge_site.submissions.models import Status, Submission
 from judge_site.submissions.package_cache import CacheConfig, PackageFetchError, evict, package_for
-from sandbox.problem import package_version
+from sandbox.grader.package import package_version
 
 BUILT_IN = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"
 TOKEN = "worker-secret-for-tests"

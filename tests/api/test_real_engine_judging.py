@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied
 def problem48(db, settings):
     from judge_site.catalog.models import Problem
     from judge_site.catalog.services import problem_sync
-    from sandbox.problem import load_package
+    from sandbox.grader.package import load_package
 
     settings.JUDGE_BACKEND = "local"
     settings.JUDGE_ALLOW_LOCAL_BACKEND = True  # pytest-django runs with DEBUG off

@@ -12,7 +12,7 @@ from judge_cast import token_for
 
 from judge_site.submissions import selectors, services, stats
 from judge_site.submissions.models import BestResult, ProblemStats, Submission, UserStats
-from sandbox.contracts import SCRATCH_OUTPUT_CHARS
+from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -26,7 +26,7 @@ SCRATCH_KEYS = {"script", "output", "output_truncated", "output_limit_chars"}
 def toy(db, settings):
     from judge_site.catalog.models import Problem
     from judge_site.catalog.services import problem_sync
-    from sandbox.problem import load_package
+    from sandbox.grader.package import load_package
 
     settings.JUDGE_BACKEND = "local"
     settings.JUDGE_ALLOW_LOCAL_BACKEND = True  # pytest-django runs with DEBUG off

@@ -92,7 +92,7 @@ def page(browser: Any, live_server: Any, built_assets: None) -> Iterator[Any]:
 @pytest.fixture
 def problem48(transactional_db: Any) -> Any:
     from judge_site.catalog.services import problem_sync
-    from sandbox.problem import load_package
+    from sandbox.grader.package import load_package
 
     problem_sync(load_package(PROBLEM_48))
     from judge_site.catalog.models import Problem

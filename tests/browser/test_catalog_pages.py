@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_every_problem_page_typesets_its_math(page):
     from judge_site.catalog.models import Problem
     from judge_site.catalog.services import problem_sync
-    from sandbox.problem import PackageError, load_package
+    from sandbox.grader.package import PackageError, load_package
 
     for folder in sorted((ROOT / "problems").glob("*/problem.toml")):
         try:  # a package being written is the package check's business, not this test's

@@ -95,7 +95,7 @@ def test_a_course_from_creation_to_the_grade_csv(
 
     from judge_site.catalog.services import problem_sync
     from judge_site.courses.models import Assignment, Course
-    from sandbox.problem import load_package
+    from sandbox.grader.package import load_package
 
     problem_sync(load_package(PROBLEM_57))
     users = get_user_model().objects

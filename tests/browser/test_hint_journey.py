@@ -59,7 +59,7 @@ def test_a_student_fails_a_check_twice_waits_and_sees_the_hint_then_the_roofline
     assert page.locator("#hints").count() == 0  # one failure: no hint
     assert submit(page, 48, WRONG) == "WA"  # the same code again does not count
     assert page.locator("#hints").count() == 0
-    # A real change (a comment alone would not count: sandbox/hints.py, code_hash).
+    # A real change (a comment alone would not count: sandbox/grader/hints.py, code_hash).
     assert submit(page, 48, "second_try = True\n" + WRONG) == "WA"
     first = Submission.objects.filter(user__username="hana").order_by("created_at").first()
     assert first is not None

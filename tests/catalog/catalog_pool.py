@@ -13,7 +13,7 @@ import multiprocessing
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from sandbox.check import CheckReport
+from sandbox.grader.check import CheckReport
 
 WORKERS = 2
 # The per-test time limit of the checks here, times this. The local backend's limit is wall
@@ -30,8 +30,8 @@ def check_local(package_dir: str, bench: bool) -> CheckReport:
     import dataclasses
 
     from sandbox.backends.base import get_backend
-    from sandbox.check import check_package
-    from sandbox.problem import load_package
+    from sandbox.grader.check import check_package
+    from sandbox.grader.package import load_package
 
     package = load_package(Path(package_dir))
     if not any(verdict == "TLE" for verdict, _ in package.solutions()):

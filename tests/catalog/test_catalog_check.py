@@ -10,8 +10,8 @@ import pytest
 from catalog_pool import CheckPool
 
 from sandbox.backends.base import get_backend
-from sandbox.check import CheckReport, check_package, public_cases_static
-from sandbox.problem import load_package
+from sandbox.grader.check import CheckReport, check_package, public_cases_static
+from sandbox.grader.package import load_package
 from tests.conftest import skip_or_fail
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
@@ -79,7 +79,7 @@ def test_every_wrong_solution_fails_a_hinted_check(
     package_dir: Path, local_checks: CheckPool
 ) -> None:
     """Each tagged wrong solution (WA, RE, MLE, ...) fails a check that has a hint ladder, so a
-    student who makes that mistake is offered a hint (sandbox/hints.py)."""
+    student who makes that mistake is offered a hint (sandbox/grader/hints.py)."""
     report = checked(local_checks, package_dir)
     items = {item.name: item for item in report.items}
     assert items["static: hints"].ok, items["static: hints"].detail

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.contracts import Mode, Verdict
-from sandbox.problem import inline_kernels, load_package
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.kernels_source import inline_kernels
+from sandbox.grader.package import load_package
 from tests.conftest import require_docker, require_image
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
@@ -43,7 +44,7 @@ def test_docker_judges_reference_and_a_limit_solution(package_dir: Path) -> None
     require_docker()
     from judge_site.submissions.engine import image_for
     from sandbox.backends.base import get_backend
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     # A package that `requires` modules (problems 64, 79, 80: triton) runs in the image the default
     # JUDGE_SANDBOX_IMAGES maps them to; that image missing skips here, FAILS with CI=true.
@@ -78,7 +79,7 @@ def test_the_site_checks_a_triton_package_in_the_triton_image(tmp_path: Path) ->
     from django.test import override_settings
 
     from judge_site.submissions.engine import backend_from_settings, image_for
-    from sandbox.check import check_package
+    from sandbox.grader.check import check_package
 
     require_docker()
     require_image(image_for(["triton"]))

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 import torch
 
-from sandbox.compare import compare
-from sandbox.problem import Case, find_package
+from sandbox.grader.compare import compare
+from sandbox.grader.package import find_package
+from sandbox.problem import Case
 from sandbox.runner import calls, wire, wire_decode
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"

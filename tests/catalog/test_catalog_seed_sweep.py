@@ -15,9 +15,9 @@ from types import ModuleType
 
 import torch
 
-from sandbox.compare import compare
-from sandbox.grader import case_seed
-from sandbox.problem import find_package
+from sandbox.grader.compare import compare
+from sandbox.grader.entry import case_seed
+from sandbox.grader.package import find_package
 from sandbox.runner import calls, wire, wire_decode
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"

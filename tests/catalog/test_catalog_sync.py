@@ -12,7 +12,7 @@ from django.core.management import call_command
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import problem_sync_all
 from judge_site.submissions.models import Submission
-from sandbox.problem import PackageError
+from sandbox.grader.package import PackageError
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
 P48 = CATALOG / "048-embedding-tied-head-padding"

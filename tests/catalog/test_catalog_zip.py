@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import MAX_UNPACKED_BYTES, problem_export_zip, problem_import_zip
-from sandbox.problem import PackageError, load_package
+from sandbox.grader.package import PackageError, load_package
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
 PACKAGES = sorted(p for p in CATALOG.iterdir() if (p / "problem.toml").is_file())

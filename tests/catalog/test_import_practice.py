@@ -24,10 +24,10 @@ from django.test import Client
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import practice_import
+from sandbox.grader.package import PackageError
 from sandbox.practice import folder as practice_folder
 from sandbox.practice import package as practice_package
 from sandbox.practice.checker import check, check_close
-from sandbox.problem import PackageError
 from sandbox.runner import wire, wire_decode
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "practice"
@@ -322,9 +322,9 @@ def test_the_docker_sandbox_judges_an_imported_folder(tmp_path: Path) -> None:
 
     require_docker()
     from sandbox.backends.base import get_backend
-    from sandbox.contracts import Mode
-    from sandbox.grader import judge as judge_practice
-    from sandbox.problem import load_package
+    from sandbox.grader.contracts import Mode
+    from sandbox.grader.entry import judge as judge_practice
+    from sandbox.grader.package import load_package
 
     backend = get_backend("docker")
     report = practice_import(TOY, dest_dir=tmp_path / "packages", backend=backend)
@@ -346,9 +346,9 @@ def test_a_replaced_helper_that_raises_fails_the_test_even_if_the_student_catche
     tmp_path: Path,
 ) -> None:
     from sandbox.backends.local import LocalBackend
-    from sandbox.contracts import Mode
-    from sandbox.grader import judge as judge_practice
-    from sandbox.problem import load_package
+    from sandbox.grader.contracts import Mode
+    from sandbox.grader.entry import judge as judge_practice
+    from sandbox.grader.package import load_package
 
     folder = _copy(tmp_path)
     with (folder / "test.py").open("a") as tests:

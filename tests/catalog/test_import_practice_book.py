@@ -18,8 +18,8 @@ from django.core.management.base import CommandError
 
 from judge_site.catalog.book_import import book_numbers, practice_import_book
 from judge_site.catalog.models import Problem
+from sandbox.grader.package import PackageError
 from sandbox.practice import book as practice_book
-from sandbox.problem import PackageError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "practice"
 # Our toy book's nav: the torch chapter first, then basics, then stats.

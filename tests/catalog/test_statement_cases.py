@@ -1,4 +1,4 @@
-"""Statement cases (sandbox/statement_cases.py): each sentence of a statement that says what must
+"""Statement cases (sandbox/grader/statement_cases.py): each sentence of a statement that says what must
 happen maps to hidden cases of tests.py, and the package check's "static: statement cases" item
 proves it; every built-in package carries the table and passes."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.check import CheckReport, _static_checks
-from sandbox.problem import PackageError, load_package
-from sandbox.statement_cases import CATALOG_DIR, is_catalog_folder, statement_cases_problems
+from sandbox.grader.check import CheckReport, _static_checks
+from sandbox.grader.package import PackageError, load_package
+from sandbox.grader.statement_cases import CATALOG_DIR, is_catalog_folder, statement_cases_problems
 from tests.tiny_package import write_package
 
 PACKAGES = sorted(p for p in CATALOG_DIR.iterdir() if (p / "problem.toml").is_file())

@@ -25,9 +25,9 @@ import machine_load
 import pytest
 
 from sandbox.backends.base import Backend, get_backend
-from sandbox.contracts import JudgeResult, Limits, Mode, Verdict
-from sandbox.feedback import hidden_policy, result_for_student
-from sandbox.problem import ProblemPackage, load_package
+from sandbox.grader.contracts import JudgeResult, Limits, Mode, Verdict
+from sandbox.grader.feedback import hidden_policy, result_for_student
+from sandbox.grader.package import ProblemPackage, load_package
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -263,7 +263,7 @@ def test_it_withstands(
     listener: Listener,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     expect = EXPECT[name]
     marker = f"hostile-{uuid.uuid4().hex}"

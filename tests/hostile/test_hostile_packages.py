@@ -1,7 +1,7 @@
 """Authors' code holds no keys: a package's tests.py that reads the environment, opens the
 Docker socket, connects to Postgres or Redis, writes outside its tmpfs or forks a daemon is
 refused or contained, through Docker, in a judging and in the package check. The package's
-code runs in the confined grader (sandbox/grader_process.py: a container of the worker's image
+code runs in the confined grader (sandbox/grader/process.py: a container of the worker's image
 without network, socket, credentials or environment); the probe reports what it could reach
 through a public case's failure message, which the student would see."""
 
@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from judge_site.submissions import confinement, engine
-from sandbox.contracts import Mode, Verdict
-from sandbox.problem import load_package
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.package import load_package
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from judge_cast import alice, bob, enqueued, fake_engine, inline_judging, make_problem  # noqa: F401
 
-from sandbox import contracts
 from sandbox.backends.base import get_backend
-from sandbox.contracts import BenchmarkResult, JudgeResult, Mode, Trust, Verdict
-from sandbox.feedback import format_result
-from sandbox.problem import ProblemPackage, load_package
+from sandbox.grader import contracts
+from sandbox.grader.contracts import BenchmarkResult, JudgeResult, Mode, Trust, Verdict
+from sandbox.grader.feedback import format_result
+from sandbox.grader.package import ProblemPackage, load_package
 
 pytestmark = [pytest.mark.slow]
 
@@ -53,7 +53,7 @@ def package() -> ProblemPackage:
 
 @pytest.fixture(scope="session")
 def judged(package: ProblemPackage) -> JudgeResult:
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     return judge(package, CHEAT.read_text(), mode=Mode.SUBMIT, backend=get_backend("local"))
 

@@ -23,8 +23,8 @@ import pytest
 from judge_site.submissions import engine
 from sandbox.backends.base import get_backend
 from sandbox.confined import ConfinedGraders
-from sandbox.contracts import Mode, Verdict
-from sandbox.problem import load_package
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.package import load_package
 from tests.sandbox.test_confined import _toy, graders  # noqa: F401 - the fixture
 from tests.sandbox.test_engine_pool import P48, _left_after, pooling  # noqa: F401 - the fixture
 

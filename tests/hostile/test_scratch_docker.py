@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from sandbox.backends.base import get_backend
-from sandbox.contracts import Mode
-from sandbox.problem import load_package
+from sandbox.grader.contracts import Mode
+from sandbox.grader.package import load_package
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -41,7 +41,7 @@ for i in range(40000):
 def test_a_scratch_script_in_docker_holds_nothing_and_prints_its_tensor(
     docker_client: Any, sandbox_image: str
 ) -> None:
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     result = judge(load_package(TOY), (TOY / "solution.py").read_text(), mode=Mode.SCRATCH,
                    backend=get_backend("docker", image=sandbox_image), script=SCRIPT)

@@ -14,8 +14,8 @@ from test_hostile import LIMITS, PROBLEM, submission_source
 
 from sandbox.backends.base import Backend, get_backend
 from sandbox.bench.trust import RULES
-from sandbox.contracts import JudgeResult, Mode, Trust, Verdict
-from sandbox.problem import ProblemPackage, load_package
+from sandbox.grader.contracts import JudgeResult, Mode, Trust, Verdict
+from sandbox.grader.package import ProblemPackage, load_package
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -40,7 +40,7 @@ def package(scale: float = 1.0) -> ProblemPackage:
 
 
 def submit(name: str, pkg: ProblemPackage, backend: Backend) -> JudgeResult:
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     return judge(pkg, submission_source(name), mode=Mode.SUBMIT, backend=backend)
 

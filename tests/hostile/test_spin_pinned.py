@@ -17,8 +17,8 @@ import machine_load
 import pytest
 
 from sandbox.backends.base import get_backend
-from sandbox.contracts import Limits, Mode, Verdict
-from sandbox.problem import load_package
+from sandbox.grader.contracts import Limits, Mode, Verdict
+from sandbox.grader.package import load_package
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -41,7 +41,7 @@ def source_of(name: str) -> str:
 def test_a_spinner_on_the_shared_cpu_gains_nothing(
     name: str, docker_client: Any, sandbox_image: str
 ) -> None:
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     package = load_package(PROBLEM)
     assert package.benchmark is not None
@@ -86,7 +86,7 @@ def test_an_honest_file_beside_the_hosts_load_is_not_capped(
 
     import sandbox.bench as bench
     from sandbox.bench import trust
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     package = load_package(PROBLEM)
     assert package.benchmark is not None

@@ -9,9 +9,9 @@ from django.test import Client
 from judge_cast import make_problem
 
 from judge_site.submissions.models import Status, Submission
-from sandbox.compare_view import side_by_side
-from sandbox.contracts import TestResult, Verdict, WrongKind
-from sandbox.problem import Tolerance
+from sandbox.grader.compare_view import side_by_side
+from sandbox.grader.contracts import TestResult, Verdict, WrongKind
+from sandbox.grader.package import Tolerance
 
 pytestmark = pytest.mark.django_db
 

@@ -148,12 +148,12 @@ def test_a_live_submission_page_polls(client, alice, problem, enqueued):
     import re
 
     from judge_site.submissions.models import VerdictChoice
-    from sandbox.contracts import VERDICT_TEXT
+    from sandbox.grader.contracts import VERDICT_TEXT
 
     sub = services.submission_create(alice, problem, GOOD, "run")
     page = login(client, alice).get(f"/submissions/{sub.pk}/").content.decode()
     assert 'id="live-progress"' in page and "position 1 in the queue" in page
-    # progress.js reads the verdict words of sandbox/contracts.py, the site's choices too.
+    # progress.js reads the verdict words of sandbox/grader/contracts.py, the site's choices too.
     found = re.search(r'<script id="verdict-words" type="application/json">(.*?)</script>', page)
     assert found, "the page carries the verdict words for its script"
     words = json.loads(found.group(1))

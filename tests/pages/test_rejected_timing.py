@@ -10,7 +10,7 @@ from test_judge_pages import GOOD, login
 from judge_site.submissions import roofline, selectors, services
 from judge_site.submissions.models import BestResult, Status, Submission
 from judge_site.submissions.stats import stats_refresh_pairs
-from sandbox.contracts import REJECTED_NEXT
+from sandbox.grader.contracts import REJECTED_NEXT
 
 # As a result stored before the grader dropped a rejected timing's figures (issue 36's
 # finding on problem 65: credited x3.98 on a shape and 2.08 overall).
@@ -123,16 +123,16 @@ def test_a_result_page_evaluates_no_cost_expression(
 ) -> None:
     """The grader stores each shape's bytes and flops with the result; a page reads them. A
     result stored before has its problem's tables parsed once per process, not per view."""
-    import sandbox.cost
+    import sandbox.grader.cost
 
     calls: list[str] = []
-    real = sandbox.cost.evaluate
+    real = sandbox.grader.cost.evaluate
 
     def spy(expression: str, params: dict) -> float:
         calls.append(expression)
         return real(expression, params)
 
-    monkeypatch.setattr(sandbox.cost, "evaluate", spy)
+    monkeypatch.setattr(sandbox.grader.cost, "evaluate", spy)
     problem.manifest = {
         "limits": {"time_s": 5},
         "benchmark": {"shapes": [
@@ -164,7 +164,7 @@ def test_a_result_page_evaluates_no_cost_expression(
 # ------------------------------------------------------------------ a contended timing (issue 41)
 
 def test_a_busy_machines_timing_is_said_to_be_contended_never_verified() -> None:
-    from sandbox.contracts import BenchmarkResult, Trust, contended
+    from sandbox.grader.contracts import BenchmarkResult, Trust, contended
 
     why = "the timed sandboxes waited for a CPU 58 % of the time"
     verified = BenchmarkResult(speedup=0.54, submission_ms=2.0, baseline_ms=1.08)

@@ -87,9 +87,9 @@ def test_the_first_snippet_runs_as_it_is_on_a_problem_of_each_chapter() -> None:
     from types import SimpleNamespace
 
     from sandbox.backends.base import get_backend
-    from sandbox.contracts import Mode
-    from sandbox.grader import judge
-    from sandbox.problem import load_package
+    from sandbox.grader.contracts import Mode
+    from sandbox.grader.entry import judge
+    from sandbox.grader.package import load_package
 
     catalog = Path(__file__).resolve().parents[2] / "problems"
     backend = get_backend("local")

@@ -205,7 +205,7 @@ def world(monkeypatch: pytest.MonkeyPatch) -> World:
     from judge_site.accounts.models import ApiToken
     from judge_site.catalog.services import draft_save, problem_sync
     from judge_site.submissions import services
-    from sandbox.problem import load_package
+    from sandbox.grader.package import load_package
 
     # Nothing reaches a broker or a judge: enqueues are no-ops that look like a sent task.
     monkeypatch.setattr(services, "_enqueue", lambda *args, **kwargs: None)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from sandbox.backends.base import Backend, get_backend
-from sandbox.contracts import JudgeResult, Mode
-from sandbox.problem import ProblemPackage, load_package
+from sandbox.grader.contracts import JudgeResult, Mode
+from sandbox.grader.package import ProblemPackage, load_package
 
 TOY_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "problems" / "900-toy"
 SOLUTIONS = TOY_DIR / "solutions"
@@ -36,7 +36,7 @@ JudgeFn = Callable[..., JudgeResult]
 def judge_toy(toy: ProblemPackage, local_backend: Backend) -> JudgeFn:
     """judge_toy(source_or_solution_path, mode) -> JudgeResult, cached per (source, mode)
     so several tests may read one judging."""
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     cache: dict[tuple[str, str], JudgeResult] = {}
 
@@ -60,7 +60,7 @@ def judge_toy(toy: ProblemPackage, local_backend: Backend) -> JudgeFn:
 def tagged_wrong_results(toy: ProblemPackage, local_backend: Backend) -> dict[str, JudgeResult]:
     """Every tagged non-AC solution judged (Submit), a few at a time: each judging mostly waits
     on its own sandbox, so overlapping them keeps the suite fast on two cores."""
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     files = sorted(p for p in SOLUTIONS.glob("*/*.py") if p.parent.name != "AC")
 

@@ -10,8 +10,9 @@ import pytest
 import torch
 
 from sandbox.bench.verify import comparison_case, outputs_agree
-from sandbox.contracts import Verdict
-from sandbox.problem import BenchShape, Call, Case, PackageError, load_package
+from sandbox.grader.contracts import Verdict
+from sandbox.grader.package import BenchShape, PackageError, load_package
+from sandbox.problem import Call, Case
 from sandbox.runner import wire, wire_decode
 
 P53 = Path(__file__).resolve().parents[2] / "problems" / "053-embedding-neighbours"
@@ -78,7 +79,7 @@ def test_a_shape_may_name_the_case_whose_comparison_applies() -> None:
 
 
 def test_the_trust_enum_round_trips_and_old_results_read_back() -> None:
-    from sandbox.contracts import BenchmarkResult, Trust
+    from sandbox.grader.contracts import BenchmarkResult, Trust
 
     charged = BenchmarkResult(1.2, 1.0, 1.2, trust=Trust.CHARGED, rule="gap_excess")
     data = charged.to_json()
@@ -119,7 +120,7 @@ def test_a_large_shapes_other_summation_order_is_accepted_and_a_wrong_output_is_
     expected = reference(*args, 1e-6)
     mine = chunked.add_rms_norm_backward(*args, 1e-6)
     exact_tests = dataclasses.replace(case, check=None)
-    from sandbox.compare import compare
+    from sandbox.grader.compare import compare
 
     plain = compare({"kind": "return", "value": expected, "inputs_modified": [], "grads": None},
                     {"kind": "return", "value": _as_received(mine), "inputs_modified": [], "grads": None},

@@ -17,7 +17,7 @@ from django.test import override_settings
 
 from judge_site.submissions.engine import backend_from_settings, gpu_for
 from sandbox.__main__ import main as offline_main
-from sandbox.problem import load_package
+from sandbox.grader.package import load_package
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "problems"
@@ -104,7 +104,7 @@ def test_manage_py_judge_seed_judges_with_that_secret_and_shows_what_a_student_s
     unchanged, no seed in it; a hidden test says its category only). That a seed gives the
     same hidden inputs again: tests/sandbox/test_grader.py."""
     from judge_site.submissions import engine
-    from sandbox.contracts import JudgeResult, TestResult, Verdict, WrongKind
+    from sandbox.grader.contracts import JudgeResult, TestResult, Verdict, WrongKind
 
     seen: list[int | None] = []
 

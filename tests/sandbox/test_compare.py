@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 import torch
 
-from sandbox.compare import compare
-from sandbox.contracts import Verdict, WrongKind
-from sandbox.problem import Call, Case, Tolerance
+from sandbox.grader.compare import compare
+from sandbox.grader.contracts import Verdict, WrongKind
+from sandbox.grader.package import Tolerance
+from sandbox.problem import Call, Case
 from sandbox.runner.wire import Unsupported, WireTensor
 
 CASE = Case("c", "f", lambda g: Call())

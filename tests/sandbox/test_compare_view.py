@@ -1,4 +1,4 @@
-"""Expected beside actual (sandbox/compare_view.py): the bounded picture of a public test's wrong
+"""Expected beside actual (sandbox/grader/compare_view.py): the bounded picture of a public test's wrong
 tensor, and the rule that a hidden test never carries one."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from typing import Any
 
 import torch
 
-from sandbox.compare import compare
-from sandbox.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict
-from sandbox.feedback import for_student, result_for_student
-from sandbox.problem import Call, Case, Tolerance
+from sandbox.grader.compare import compare
+from sandbox.grader.contracts import FeedbackPolicy, JudgeResult, TestResult, Verdict
+from sandbox.grader.feedback import for_student, result_for_student
+from sandbox.grader.package import Tolerance
+from sandbox.problem import Call, Case
 from sandbox.runner.wire import WireTensor
 
 PUBLIC = Case("c", "f", lambda g: Call(), public=True)

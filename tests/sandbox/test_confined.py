@@ -16,10 +16,10 @@ import pytest
 
 from sandbox import confined as confined_module
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
-from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
-from sandbox.contracts import Mode, Verdict
-from sandbox.grader import judge
-from sandbox.problem import load_package
+from sandbox.confined import GRADER_COMMAND, ConfinedGraders
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.entry import judge
+from sandbox.grader.package import load_package
 from sandbox.relay import CATALOG_DOMAIN, Bounds, BoxService
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy"
@@ -53,7 +53,7 @@ class RecordingBackend(Backend):
 
 @pytest.fixture(scope="module")
 def graders() -> Iterator[ConfinedGraders]:
-    runner = get_backend("local", command=[str(GRADER_SCRIPT)])
+    runner = get_backend("local", command=GRADER_COMMAND)
     found = ConfinedGraders(lambda: runner.start(GRADER_SPEC), max_age_s=600)
     yield found
     found.close()

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import sandbox.cost
-from sandbox.check import CheckReport, _cost_checks
-from sandbox.cost import CostError, CostModel, evaluate, parse_cost
-from sandbox.problem import PackageError, load_package
+import sandbox.grader.cost
+from sandbox.grader.check import CheckReport, _cost_checks
+from sandbox.grader.cost import CostError, CostModel, evaluate, parse_cost
+from sandbox.grader.package import PackageError, load_package
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"
 COST_CHECK = "static: cost models are positive, finite and cover the tensors moved"
@@ -91,13 +91,13 @@ def test_a_model_is_evaluated_once_when_it_is_made(monkeypatch: pytest.MonkeyPat
     """Its figures are read as often as anyone likes (a grader per judging, the roofline per
     page): no expression is walked again."""
     calls: list[str] = []
-    real = sandbox.cost.evaluate
+    real = sandbox.grader.cost.evaluate
 
     def spy(expression: str, params: dict[str, float]) -> float:
         calls.append(expression)
         return real(expression, params)
 
-    monkeypatch.setattr(sandbox.cost, "evaluate", spy)
+    monkeypatch.setattr(sandbox.grader.cost, "evaluate", spy)
     model = parse_cost({"params": {"N": 8}, "bytes": "4 * N", "flops": "N ** 2"})
     assert model is not None and calls == ["4 * N", "N ** 2"]
     for _ in range(3):

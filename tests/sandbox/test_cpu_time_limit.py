@@ -1,4 +1,4 @@
-"""A test's time limit is the sandbox's CPU time as the kernel counts it (sandbox/session.py,
+"""A test's time limit is the sandbox's CPU time as the kernel counts it (sandbox/grader/session.py,
 ``_await_reply``): a call that waits for a CPU on a loaded machine is not a TLE, a call that
 computes past the limit is, and a call that neither answers nor computes is stopped by the
 wall-clock backstop. Proved on a real local runner (stopped from outside to stand for a
@@ -13,9 +13,9 @@ import pytest
 
 from sandbox.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec, SandboxTimeout
 from sandbox.backends.local import LocalSandbox, proc_cpu_ns
-from sandbox.contracts import WALL_BACKSTOP, Verdict
+from sandbox.grader.contracts import WALL_BACKSTOP, Verdict
+from sandbox.grader.session import Fault, Session
 from sandbox.runner import framing
-from sandbox.session import Fault, Session
 
 SOURCE = """
 import time

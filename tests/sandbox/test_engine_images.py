@@ -26,9 +26,9 @@ from judge_site.submissions.engine import (
     judge_source,
     requirement_images,
 )
-from sandbox.check import check_package
-from sandbox.contracts import Mode, Verdict
-from sandbox.problem import load_package
+from sandbox.grader.check import check_package
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.package import load_package
 from tests.conftest import require_image
 
 REPO = Path(__file__).resolve().parents[2]

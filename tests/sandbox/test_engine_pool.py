@@ -15,8 +15,8 @@ from django.test import override_settings
 
 from judge_site.submissions import engine
 from sandbox.backends.docker_pool import OWNER_LABEL, pool_owner
-from sandbox.contracts import Mode, Verdict
-from sandbox.problem import load_package
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.package import load_package
 from tests.conftest import require_docker
 
 P48 = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"

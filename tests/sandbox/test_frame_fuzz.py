@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sandbox.backends.base import Sandbox, SandboxExit
-from sandbox.contracts import Verdict
+from sandbox.grader.contracts import Verdict
+from sandbox.grader.session import Fault, Session
 from sandbox.runner import framing
-from sandbox.session import Fault, Session
 
 
 def _frame_of_json(text: bytes, blob: bytes = b"") -> bytes:

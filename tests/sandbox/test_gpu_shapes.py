@@ -13,8 +13,8 @@ import pytest
 
 from sandbox.bench import shape_rule
 from sandbox.bench.shape_rule import gpu_shape_problems, shapes_for, sol_ms
-from sandbox.cost import parse_cost
-from sandbox.problem import PackageError, load_package
+from sandbox.grader.cost import parse_cost
+from sandbox.grader.package import PackageError, load_package
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 TRITON = ["056-triton-embedding-gather", "064-triton-attention-forward",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.bench import Series, check_times
-from sandbox.contracts import (
+from sandbox.grader.contracts import (
     FeedbackPolicy,
     JudgeResult,
     Mode,
@@ -19,8 +19,8 @@ from sandbox.contracts import (
     Verdict,
     WrongKind,
 )
-from sandbox.grader import case_seed
-from sandbox.problem import ProblemPackage
+from sandbox.grader.entry import case_seed
+from sandbox.grader.package import ProblemPackage
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy" / "solutions"
 JudgeFn = Callable[..., JudgeResult]
@@ -114,7 +114,7 @@ def test_the_baseline_sandbox_is_always_removed_also_when_the_judging_faults(
     """Two sandboxes per Submit: the student's and the baseline's own; both are closed when
     the student's code ends the judging early, and when the baseline's fails to start."""
     from sandbox.backends.base import Backend, SandboxSpec, get_backend
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
     from tests.sandbox.conftest import KERNELS_ROOT
 
     started: list[object] = []
@@ -182,7 +182,7 @@ def test_a_public_wrong_answer_names_the_worst_element(
 def test_hidden_tests_say_only_what_the_feedback_policy_allows(
     tagged_wrong_results: dict[str, JudgeResult], toy: ProblemPackage
 ) -> None:
-    from sandbox.feedback import for_student, result_for_student
+    from sandbox.grader.feedback import for_student, result_for_student
 
     assert toy.feedback_hidden == FeedbackPolicy.CATEGORY
     result = tagged_wrong_results["WA/hidden_only.py"]
@@ -279,7 +279,7 @@ def test_every_trust_rule_has_a_name_and_its_constants_carry_units() -> None:
 
 
 def test_a_forged_observation_is_not_well_formed() -> None:
-    from sandbox.session import well_formed
+    from sandbox.grader.session import well_formed
 
     good_raise = {"kind": "raise", "type": "IndexError", "mro": ["IndexError", "Exception"],
                   "message": "m", "traceback": "t"}
@@ -300,8 +300,8 @@ def test_a_forged_observation_is_not_well_formed() -> None:
 
 def test_a_hidden_test_names_only_pythons_own_exceptions() -> None:
     """A class name the student makes up could carry a hidden test's inputs out."""
-    from sandbox.contracts import FeedbackPolicy, TestResult, Verdict
-    from sandbox.feedback import for_student
+    from sandbox.grader.contracts import FeedbackPolicy, TestResult, Verdict
+    from sandbox.grader.feedback import for_student
 
     def shown(exception: str) -> str:
         result = TestResult("h", False, Verdict.RE, "x", details={"exception": exception})
@@ -314,8 +314,8 @@ def test_a_hidden_test_names_only_pythons_own_exceptions() -> None:
 
 def test_a_hidden_test_shows_no_time_unless_the_policy_shows_everything() -> None:
     """A time is a channel: sleeping input[0] milliseconds would read a hidden input out."""
-    from sandbox.contracts import FeedbackPolicy, TestResult, Verdict
-    from sandbox.feedback import for_student
+    from sandbox.grader.contracts import FeedbackPolicy, TestResult, Verdict
+    from sandbox.grader.feedback import for_student
 
     hidden = TestResult("h", False, Verdict.WA, "x", time_ms=417.0)
     assert for_student(hidden, FeedbackPolicy.CATEGORY).time_ms is None
@@ -345,8 +345,8 @@ def test_an_exception_that_borrows_a_builtin_name_is_not_that_exception() -> Non
 def test_a_reply_with_too_much_structure_is_refused_before_it_is_parsed() -> None:
     import struct
 
+    from sandbox.grader.session import MAX_REPLY_JSON, check_json_part
     from sandbox.runner import framing
-    from sandbox.session import MAX_REPLY_JSON, check_json_part
 
     assert check_json_part(framing.encode_frame({"ok": True, "v": [[1], {"a": 2}]})) == ""
     huge = b"TJF1" + struct.pack(">I", 4) + struct.pack(">I", MAX_REPLY_JSON + 1)
@@ -357,7 +357,7 @@ def test_a_reply_with_too_much_structure_is_refused_before_it_is_parsed() -> Non
 
 
 def test_a_forged_observation_is_cut_to_the_runners_sizes() -> None:
-    from sandbox.session import clamped
+    from sandbox.grader.session import clamped
 
     obs = {"kind": "raise", "type": "E" * 10**6, "mro": ["E" * 10**6] * 1000,
            "message": "m" * 10**7, "traceback": "t" * 10**7}
@@ -430,7 +430,7 @@ def test_a_longer_gap_is_charged_to_a_slow_submission_and_rejected_for_a_fast_on
 
 def test_a_crash_is_named_by_its_signal_from_a_process_and_from_a_container() -> None:
     from sandbox.backends.base import SandboxDied, SandboxExit
-    from sandbox.session import died_fault
+    from sandbox.grader.session import died_fault
 
     def message(code: int) -> str:
         exit = SandboxExit(code, oom_killed=False, killed_by_us=False, output_tail="",

@@ -1,4 +1,4 @@
-"""The hint ladder rule and the [hints] table (sandbox/hints.py): pure, no database."""
+"""The hint ladder rule and the [hints] table (sandbox/grader/hints.py): pure, no database."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.hints import (
+from sandbox.grader.hints import (
     Attempt,
     case_index,
     check_cases,
@@ -19,7 +19,7 @@ from sandbox.hints import (
     parse_hints,
     unknown_checks,
 )
-from sandbox.problem import PackageError
+from sandbox.grader.package import PackageError
 
 TESTS_PY = '''
 raise SystemExit("never run")

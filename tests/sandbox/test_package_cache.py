@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sandbox.problem import load_package
+from sandbox.grader.package import load_package
 
 P48 = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"
 

@@ -20,9 +20,9 @@ from sandbox.bench.peak import (
     with_probe,
 )
 from sandbox.bench.trust import faster_than_light
-from sandbox.contracts import BenchmarkResult, Trust
-from sandbox.cost import CostModel
-from sandbox.problem import baseline_file
+from sandbox.grader.contracts import BenchmarkResult, Trust
+from sandbox.grader.cost import CostModel
+from sandbox.grader.kernels_source import baseline_file
 
 CPU_REPLY = {
     "memory_curve": [[1 << 20, 100.0], [8 << 20, 60.0], [128 << 20, 15.0]],
@@ -160,7 +160,7 @@ def test_the_shapes_survive_the_results_json() -> None:
 
 def test_the_limits_are_measured_again_before_a_time_is_rejected_as_faster_than_light() -> None:
     from sandbox.bench import confirmed_light
-    from sandbox.problem import BenchShape
+    from sandbox.grader.package import BenchShape
 
     shape = BenchShape("s", "f", [], cost=CostModel("1e7", "0"))
     busy = speed_of_light(shape.cost, Peak(5.0, 100.0, "then"))  # type: ignore[arg-type]

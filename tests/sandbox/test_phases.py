@@ -402,8 +402,8 @@ def test_a_judging_through_the_engine_records_its_phases(settings: Any) -> None:
     from pathlib import Path
 
     from judge_site.submissions import engine
-    from sandbox.contracts import Mode, Verdict
-    from sandbox.problem import load_package
+    from sandbox.grader.contracts import Mode, Verdict
+    from sandbox.grader.package import load_package
 
     settings.JUDGE_BACKEND = "local"
     settings.JUDGE_ALLOW_LOCAL_BACKEND = True

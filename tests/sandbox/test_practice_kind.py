@@ -1,4 +1,4 @@
-"""The practice kind through the one judging loop (sandbox/judging.py + sandbox/kinds/practice.py),
+"""The practice kind through the one judging loop (sandbox/grader/judging.py + sandbox/grader/kinds/practice.py),
 judged in the local backend with the toy folder: each verdict a student's file can earn, what a
 Run selects, what the progress callback sees, and that the loop's fatal rules (a file that does
 not load, a test that runs out of time) end the judging as they do for the tensor kind."""
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from sandbox.backends.local import LocalBackend
-from sandbox.contracts import Mode, TestResult, Verdict
-from sandbox.grader import judge  # the kinds registered, as every caller has them
+from sandbox.grader.contracts import Mode, TestResult, Verdict
+from sandbox.grader.entry import judge  # the kinds registered, as every caller has them
+from sandbox.grader.package import ProblemPackage, load_package
 from sandbox.practice import folder as practice_folder
-from sandbox.problem import ProblemPackage, load_package
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "practice" / "toy-running-stats"
 SOLUTION = (TOY / "solution.py").read_text()

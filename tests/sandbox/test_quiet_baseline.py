@@ -32,8 +32,8 @@ from sandbox.bench.trust import (
     quiet_wait_share,
     ran_beside,
 )
-from sandbox.contracts import Trust
-from sandbox.problem import BenchShape
+from sandbox.grader.contracts import Trust
+from sandbox.grader.package import BenchShape
 
 
 def series(times_ms: list[float]) -> Series:

@@ -1,4 +1,4 @@
-"""The scratch run (sandbox/kinds/scratch.py) through the real grader and the local backend: what
+"""The scratch run (sandbox/grader/kinds/scratch.py) through the real grader and the local backend: what
 its sandbox receives (the student's file and the script, never a case or the reference), what
 comes back (the script's prints, bounded), and its verdicts (none for a clean end, RE, MLE,
 TLE)."""
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
-from sandbox.contracts import SCRATCH_OUTPUT_CHARS, JudgeResult, Mode, Verdict
-from sandbox.problem import ProblemPackage
+from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS, JudgeResult, Mode, Verdict
+from sandbox.grader.package import ProblemPackage
 from sandbox.runner.framing import decode_frame
 from tests.sandbox.conftest import TOY_DIR
 
@@ -44,7 +44,7 @@ class Recording:
 
 
 def scratch(toy: ProblemPackage, backend: Any, script: str, source: str = SOLUTION) -> JudgeResult:
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     return judge(toy, source, mode=Mode.SCRATCH, backend=backend, script=script)
 
@@ -125,7 +125,7 @@ def test_a_file_that_does_not_import_is_ce_before_the_script(
 def test_a_package_cannot_declare_itself_of_the_scratch_kind(
     toy: ProblemPackage, local_backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     monkeypatch.setitem(toy.manifest, "kind", "scratch")
     result = judge(toy, SOLUTION, mode=Mode.RUN, backend=local_backend)
@@ -139,9 +139,9 @@ def test_a_scratch_run_through_the_confined_grader_keeps_its_script_and_output(
     """The Docker backend's path: the grader process gets the script in its job and sends the
     output back (local subprocesses here, as in tests/sandbox/test_confined.py)."""
     from sandbox.backends.base import get_backend
-    from sandbox.confined import GRADER_SCRIPT, ConfinedGraders
+    from sandbox.confined import GRADER_COMMAND, ConfinedGraders
 
-    runner = get_backend("local", command=[str(GRADER_SCRIPT)])
+    runner = get_backend("local", command=GRADER_COMMAND)
     spec = SandboxSpec(memory_mib=3072, pids=256, tmpfs_mib=256, wall_time_s=600)
     graders = ConfinedGraders(lambda: runner.start(spec), max_age_s=600)
     try:

@@ -9,9 +9,9 @@ import dataclasses
 from pathlib import Path
 
 from sandbox.backends.base import Backend
-from sandbox.contracts import JudgeResult, Mode, Trust, Verdict
-from sandbox.cost import CostModel
-from sandbox.problem import ProblemPackage
+from sandbox.grader.contracts import JudgeResult, Mode, Trust, Verdict
+from sandbox.grader.cost import CostModel
+from sandbox.grader.package import ProblemPackage
 
 SHAPE_KEYS = {
     "name", "submission_ms", "baseline_ms", "speedup", "sol_ms", "sol_fraction", "bound",
@@ -24,7 +24,7 @@ KERNELS_ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "
 
 
 def judged_with_cost(toy: ProblemPackage, backend: Backend, cost: CostModel) -> JudgeResult:
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     assert toy.benchmark is not None
     shapes = [dataclasses.replace(s, cost=cost) for s in toy.benchmark.shapes]
@@ -75,7 +75,7 @@ def test_a_submit_without_a_benchmark_records_the_limits_too(
     toy: ProblemPackage, local_backend: Backend
 ) -> None:
     from sandbox.bench.peak import CACHE
-    from sandbox.grader import judge
+    from sandbox.grader.entry import judge
 
     CACHE.clear()  # nothing measured in this process yet: a sandbox for the probe alone
     package = dataclasses.replace(toy, benchmark=None)

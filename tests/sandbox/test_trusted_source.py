@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.problem import PackageError, baseline_file, inline_kernels, load_package
+from sandbox.grader.kernels_source import baseline_file, inline_kernels
+from sandbox.grader.package import PackageError, load_package
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = sorted((ROOT / "problems").glob("*/solution.py"))

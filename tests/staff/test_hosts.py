@@ -18,8 +18,8 @@ from judge_site.staff import heartbeat
 from judge_site.staff.services.ops import hosts_from_beats, ops_figures
 from judge_site.submissions import engine, reaper, services, tasks
 from judge_site.submissions.models import Status, Submission
-from sandbox.contracts import JudgeResult, Verdict
-from sandbox.contracts import TestResult as CaseResult
+from sandbox.grader.contracts import JudgeResult, Verdict
+from sandbox.grader.contracts import TestResult as CaseResult
 
 GOOD = "def embed(ids, weight, pad_id):\n    return weight[ids]\n"
 

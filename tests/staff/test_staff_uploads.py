@@ -26,7 +26,7 @@ from judge_site.staff.services.packages import (
     version_activate,
     version_check,
 )
-from sandbox.check import CheckItem, CheckReport
+from sandbox.grader.check import CheckItem, CheckReport
 
 
 def _zip(entries: dict[str, bytes], symlink: str = "") -> bytes:
@@ -131,7 +131,7 @@ def _upload(actor: Any, tmp_path: Path, version: int, **options: bool) -> Proble
 
 
 def _fake_check(monkeypatch: pytest.MonkeyPatch, ok: bool) -> None:
-    import sandbox.check
+    import sandbox.grader.check
 
     def check(package: Any, backend: Any, on_item: Any = None, **_: Any) -> CheckReport:
         report = CheckReport(folder=package.folder_name, version=package.version)
@@ -142,7 +142,7 @@ def _fake_check(monkeypatch: pytest.MonkeyPatch, ok: bool) -> None:
             on_item(item)
         return report
 
-    monkeypatch.setattr(sandbox.check, "check_package", check)
+    monkeypatch.setattr(sandbox.grader.check, "check_package", check)
     # A backend that is not confined (the check above stands in for the whole judging).
     monkeypatch.setattr(packages, "_check_backend", lambda: SimpleNamespace(name="local"))
 

@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString, mark_safe
 from pygments.formatters import HtmlFormatter
 
 from judge_site.catalog.sanitize import clean_html
-from sandbox.contracts import VERDICT_TEXT
+from sandbox.grader.contracts import VERDICT_TEXT
 
 register = template.Library()
 
@@ -113,7 +113,7 @@ def get_item(mapping: Any, key: str) -> Any:
 
 @register.simple_tag
 def verdict_words() -> SafeString:
-    """The verdict words (sandbox.contracts.VERDICT_TEXT) for progress.js, as a JSON script
+    """The verdict words (sandbox.grader.contracts.VERDICT_TEXT) for progress.js, as a JSON script
     element: each verdict's label and the sentence a student is told."""
     table = {str(v): {"label": label, "says": says} for v, (label, says) in VERDICT_TEXT.items()}
     return json_script(table, "verdict-words")

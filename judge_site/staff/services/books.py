@@ -24,10 +24,10 @@ from judge_site.staff.services.packages import (
     _control_character,
     package_upload,
 )
+from sandbox.grader.package import PackageError
 from sandbox.practice import PracticeError
 from sandbox.practice import book as practice_book
 from sandbox.practice import folder as practice_folder
-from sandbox.problem import PackageError
 
 MAX_BOOK_FILES = 4000  # entries of a book zip: a few files per exercise, a few hundred exercises
 

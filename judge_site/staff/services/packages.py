@@ -29,7 +29,7 @@ from judge_site.core.queueing import enqueue
 from judge_site.staff.models import CheckStatus, ProblemVersion
 from judge_site.staff.services.audit import audit_record
 from judge_site.submissions import services as submission_services
-from sandbox.problem import PackageError, load_package
+from sandbox.grader.package import PackageError, load_package
 
 logger = logging.getLogger(__name__)
 
@@ -270,7 +270,7 @@ def version_check(version_id: int) -> str:
     """Run the package check of an uploaded version (the worker's task). Every finished item
     is written to the row as it comes, for the page that watches it. Safe to call twice."""
     from judge_site.submissions import confinement
-    from sandbox.check import CheckItem
+    from sandbox.grader.check import CheckItem
 
     # Pending, or left running by a worker that died (the task is redelivered): claim it.
     stale = timezone.now() - timedelta(seconds=CHECK_SOFT_LIMIT_S + 120)

@@ -1,4 +1,4 @@
-"""Stored benchmarks say ``trust`` (verified | charged | rejected, sandbox.contracts.Trust) and
+"""Stored benchmarks say ``trust`` (verified | charged | rejected, sandbox.grader.contracts.Trust) and
 no longer the older ``verified`` flag: a result stored before ``trust`` existed gets it from
 ``verified`` (False: rejected), and ``verified`` goes. The API still derives ``verified`` from
 ``trust`` for its readers (selectors.submission_to_json)."""

@@ -8,7 +8,7 @@ from django import template
 
 from judge_site.catalog.models import Problem
 from judge_site.submissions.scratch import snippets_for
-from sandbox.contracts import SCRATCH_OUTPUT_CHARS
+from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS
 
 register = template.Library()
 

@@ -11,8 +11,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge_site.submissions import confinement
 from judge_site.submissions.engine import backend_from_settings
-from sandbox.check import CheckItem
-from sandbox.problem import PackageError, ProblemPackage, find_package, load_package
+from sandbox.grader.check import CheckItem
+from sandbox.grader.package import PackageError, ProblemPackage, find_package, load_package
 
 
 class Command(BaseCommand):

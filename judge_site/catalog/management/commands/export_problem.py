@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import problem_export_zip
-from sandbox.problem import PackageError, find_package
+from sandbox.grader.package import PackageError, find_package
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge_site.catalog.services import practice_import
-from sandbox.problem import PackageError
+from sandbox.grader.package import PackageError
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge_site.catalog.services import problem_sync_all
-from sandbox.problem import PackageError
+from sandbox.grader.package import PackageError
 
 
 class Command(BaseCommand):

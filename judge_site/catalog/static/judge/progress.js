@@ -4,7 +4,7 @@
 (function () {
   "use strict";
 
-  /* The verdict words, from the page (sandbox/contracts.py's VERDICT_TEXT, written by the
+  /* The verdict words, from the page (sandbox/grader/contracts.py's VERDICT_TEXT, written by the
      verdict_words template tag): each verdict's label and the sentence a student is told. */
   var WORDS = (function () {
     var node = document.getElementById("verdict-words");
@@ -44,7 +44,7 @@
       tr.appendChild(el("td")).appendChild(verdictBadge(t.verdict));
       tr.appendChild(el("td", { "class": "time" }, typeof t.time_ms === "number" ? t.time_ms.toFixed(1) + " ms" : ""));
       body.appendChild(tr);
-      var lines = t.feedback || [];  /* computed by the server: sandbox/feedback.py */
+      var lines = t.feedback || [];  /* computed by the server: sandbox/grader/feedback.py */
       if (lines.length) {
         var fb = el("tr", { "class": "feedback-row" });
         var td = fb.appendChild(el("td", { colspan: "3", "class": "msg" }));

@@ -22,9 +22,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from sandbox.contracts import Mode, Verdict
-from sandbox.feedback import format_result, result_for_student
-from sandbox.problem import PackageError, find_package
+from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.feedback import format_result, result_for_student
+from sandbox.grader.package import PackageError, find_package
 
 
 def _seed(text: str) -> int:
@@ -69,7 +69,7 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(result.to_json()))
         elif result.output is not None:
-            from sandbox.kinds.scratch import format_scratch
+            from sandbox.grader.kinds.scratch import format_scratch
 
             self.stdout.write(format_scratch(result))
         else:

@@ -7,8 +7,8 @@ indices. Never more than ``MAX_ROWS`` x ``MAX_COLS`` values per side: a tensor o
 elements is shown whole, a larger one as the window around its worst element.
 
 A value of a hidden test must never reach a student, so the grader asks for this picture only
-for public tests (sandbox/compare.py's ``show``). Which elements differ follows the rules of
-sandbox/compare.py (bit-for-bit for exact cases and integers, per-dtype atol/rtol otherwise,
+for public tests (sandbox/grader/compare.py's ``show``). Which elements differ follows the rules of
+sandbox/grader/compare.py (bit-for-bit for exact cases and integers, per-dtype atol/rtol otherwise,
 NaN/Inf matching only where the case allows it). Runs in the trusted grader only.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from sandbox.problem import Tolerance
+from sandbox.grader.package import Tolerance
 from sandbox.runner.wire import DTYPE_NAMES
 
 MAX_ROWS = 8

@@ -36,8 +36,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS
-from sandbox.problem import PackageError
+from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS
+from sandbox.grader.package import PackageError
 
 DEFAULT_AFTER = 2
 DEFAULT_COOLDOWN_S = 120

@@ -1,5 +1,5 @@
 """The scratch run: the student's file plus a script of their own, in the same sandbox with the
-same limits as a Run, through the one judging loop (sandbox/judging.py), for every problem.
+same limits as a Run, through the one judging loop (sandbox/grader/judging.py), for every problem.
 
 Nothing of the package's tests reaches the sandbox, nor does the grader load them: no case, no
 reference, no expected value (``prepare`` loads nothing). The loop imports the student's file
@@ -13,13 +13,13 @@ Verdicts: none for a script that ran to its end (the case is AC inside; ``JudgeR
 makes the shown verdict null), RE for an exception (its traceback ends the output), MLE for a
 MemoryError, and what the loop decides of the sandbox's faults (TLE past the time limit,
 MLE, OLE for more than the output limit written to the file descriptors themselves), with
-the limits of a Run's test (``limits.time_s`` of CPU time on a CPU, as sandbox/session.py counts).
+the limits of a Run's test (``limits.time_s`` of CPU time on a CPU, as sandbox/grader/session.py counts).
 """
 
 from __future__ import annotations
 
-from sandbox.compare import is_memory_error
-from sandbox.contracts import (
+from sandbox.grader.compare import is_memory_error
+from sandbox.grader.contracts import (
     SCRATCH_CUT_NOTE,
     SCRATCH_OUTPUT_CHARS,
     SLACK_S,
@@ -27,8 +27,8 @@ from sandbox.contracts import (
     TestResult,
     Verdict,
 )
-from sandbox.judging import Kind, register
-from sandbox.session import CHANNEL_MESSAGE, Fault, Session, clamped, well_formed
+from sandbox.grader.judging import Kind, register
+from sandbox.grader.session import CHANNEL_MESSAGE, Fault, Session, clamped, well_formed
 
 SCRIPT_CASE = "script"  # the name of a scratch run's one result
 

@@ -5,12 +5,12 @@ author wrote: they are executed here, never in the worker's launcher, which hold
 socket and the database and broker credentials. This process is started as a sandbox of its
 own (Docker: the worker's image, no network, no socket, a read-only root, a tmpfs, limits;
 local backend: a subprocess with an empty environment), gets each package's files over its
-channel (verified by content hash), and runs the unchanged grader (sandbox/grader.py) and
-package check (sandbox/check.py) with a backend whose sandboxes the launcher starts and relays
+channel (verified by content hash), and runs the unchanged grader (sandbox/grader/entry.py) and
+package check (sandbox/grader/check.py) with a backend whose sandboxes the launcher starts and relays
 (sandbox/relay.py). It is kept between judgings of one trust domain (the built-in catalog, or
 one uploaded version): an author's code is confined, and never sees another author's problem.
 
-Run as a script: ``python sandbox/grader_process.py`` (the folder above it goes on sys.path).
+Started as ``python -m sandbox.grader.process`` (the worker image has /app on its path by a .pth).
 """
 
 from __future__ import annotations
@@ -22,12 +22,9 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: the repository root holds the packages
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from sandbox.contracts import Mode, TestResult  # noqa: E402
-from sandbox.problem import PackageError, ProblemPackage, load_package, package_version  # noqa: E402
-from sandbox.relay import Channel, RelayBackend  # noqa: E402
+from sandbox.grader.contracts import Mode, TestResult
+from sandbox.grader.package import PackageError, ProblemPackage, load_package, package_version
+from sandbox.relay import Channel, RelayBackend
 
 MAX_PACKAGE_FILES = 2000
 
@@ -100,7 +97,7 @@ class GraderProcess:
 
     def judge(self, ident: Any, package: ProblemPackage, message: dict[str, Any],
               backend: RelayBackend) -> None:
-        from sandbox.grader import judge
+        from sandbox.grader.entry import judge
 
         def progress(test: TestResult) -> None:
             self.channel.emit({"event": "progress", "job": ident, "test": test.to_json()})
@@ -120,7 +117,7 @@ class GraderProcess:
 
     def check(self, ident: Any, package: ProblemPackage, message: dict[str, Any],
               backend: RelayBackend) -> None:
-        from sandbox.check import CheckItem, check_package
+        from sandbox.grader.check import CheckItem, check_package
 
         def item(found: CheckItem) -> None:
             self.channel.emit({"event": "item", "job": ident, "item": {

@@ -14,10 +14,11 @@ from typing import Any
 
 import torch
 
-from sandbox.compare_view import side_by_side
-from sandbox.compare_view import unravel as _unravel
-from sandbox.contracts import Verdict, WrongKind
-from sandbox.problem import Case, Tolerance
+from sandbox.grader.compare_view import side_by_side
+from sandbox.grader.compare_view import unravel as _unravel
+from sandbox.grader.contracts import Verdict, WrongKind
+from sandbox.grader.package import Tolerance
+from sandbox.problem import Case
 from sandbox.runner.wire import DTYPE_NAMES, Unsupported, WireTensor
 from sandbox.runner.wire_decode import strip_classes
 
@@ -41,7 +42,7 @@ class Outcome:
     wrong_kind: WrongKind | None = None
     message: str = ""
     details: dict[str, Any] = field(default_factory=dict)
-    # Expected beside actual (sandbox/compare_view.py), only when asked for (``show``).
+    # Expected beside actual (sandbox/grader/compare_view.py), only when asked for (``show``).
     compare: dict[str, Any] | None = None
 
 

@@ -20,7 +20,7 @@ from sandbox.backends.base import (
     SandboxError,
     SandboxTimeout,
 )
-from sandbox.contracts import CPU_POLL_S, SLACK_S, STARTUP_TIMEOUT_S, WALL_BACKSTOP, Verdict
+from sandbox.grader.contracts import CPU_POLL_S, SLACK_S, STARTUP_TIMEOUT_S, WALL_BACKSTOP, Verdict
 from sandbox.runner import framing, wire, wire_decode
 
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"

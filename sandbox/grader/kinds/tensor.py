@@ -2,7 +2,7 @@
 
 It loads the package's tests and reference (never sent into the sandbox), computes the
 expected observation of every test with the reference, sends only the inputs of the moment to
-the runner, and compares what comes back (sandbox/compare.py). Seeds: a public case's inputs
+the runner, and compares what comes back (sandbox/grader/compare.py). Seeds: a public case's inputs
 come from a fixed seed derived from its name (so the statement's examples match); a hidden
 case's seed mixes in a secret drawn per judging.
 
@@ -29,13 +29,20 @@ import torch
 from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.bench.peak import CACHE as PEAKS
 from sandbox.bench.peak import PROBE, Peak, machine_peak, with_probe
-from sandbox.compare import compare
-from sandbox.contracts import IMPORT_TIMEOUT_S, SLACK_S, BenchmarkResult, Mode, TestResult, Verdict
-from sandbox.feedback import explain
-from sandbox.judging import Kind, PrepareError, goodbye, register
-from sandbox.problem import Case, PackageError, baseline_file
-from sandbox.runner import calls
-from sandbox.session import (
+from sandbox.grader.compare import compare
+from sandbox.grader.contracts import (
+    IMPORT_TIMEOUT_S,
+    SLACK_S,
+    BenchmarkResult,
+    Mode,
+    TestResult,
+    Verdict,
+)
+from sandbox.grader.feedback import explain
+from sandbox.grader.judging import Kind, PrepareError, goodbye, register
+from sandbox.grader.kernels_source import baseline_file
+from sandbox.grader.package import PackageError
+from sandbox.grader.session import (
     CHANNEL_MESSAGE,
     Fault,
     Session,
@@ -43,6 +50,8 @@ from sandbox.session import (
     clamped,
     well_formed,
 )
+from sandbox.problem import Case
+from sandbox.runner import calls
 
 log = logging.getLogger(__name__)
 

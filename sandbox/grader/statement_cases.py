@@ -10,7 +10,7 @@ say what must happen, each with the test cases that prove it::
 ``says`` is quoted from statement.md as written (Markdown and math included; runs of whitespace,
 line breaks too, compare as one space); every name of ``cases`` is a case of tests.py and at
 least one of them is hidden, so a student who reads the statement cannot pass by guessing at
-what the public examples leave out. The package check (sandbox/check.py) reports the table as
+what the public examples leave out. The package check (sandbox/grader/check.py) reports the table as
 "static: statement cases". Framework-free and torch-free.
 """
 

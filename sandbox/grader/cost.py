@@ -24,7 +24,7 @@ are *lower bounds* for any correct solution on any inputs the shape draws: the s
 submission reported faster is not believed (sandbox/bench/trust.py, ``faster_than_light``).
 ``partial`` lists the positional arguments a correct solution need not read in full (a gather's
 table, a cache read up to a drawn position); every other argument, and every tensor returned,
-counts in full in the package check's floor on ``bytes`` (sandbox/check.py).
+counts in full in the package check's floor on ``bytes`` (sandbox/grader/check.py).
 """
 
 from __future__ import annotations

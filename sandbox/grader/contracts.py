@@ -62,7 +62,7 @@ class WrongKind(enum.StrEnum):
 class Mode(enum.StrEnum):
     RUN = "run"  # public tests only, no benchmark
     SUBMIT = "submit"  # all tests, hidden included, then the benchmark
-    # the student's file plus a script of their own, no test at all (sandbox/kinds/scratch.py)
+    # the student's file plus a script of their own, no test at all (sandbox/grader/kinds/scratch.py)
     SCRATCH = "scratch"
 
 
@@ -83,7 +83,7 @@ class FeedbackPolicy(enum.StrEnum):
     FULL = "full"  # everything a public test would say
 
 
-# Timeouts of the channel to a sandbox (sandbox/session.py uses them; the launcher bounds a
+# Timeouts of the channel to a sandbox (sandbox/grader/session.py uses them; the launcher bounds a
 # confined grader's requests by them: sandbox/confined.py).
 STARTUP_TIMEOUT_S = 120.0  # runner start-up: interpreter + torch import
 SLACK_S = 0.5  # added to the per-test limit for the channel round trip
@@ -127,7 +127,7 @@ class TestResult:
     wrong_kind: WrongKind | None = None
     time_ms: float | None = None  # host wall clock of the probe round trip
     details: dict[str, Any] = field(default_factory=dict)  # worst element, counts, traceback
-    # A public test's wrong tensor, expected beside actual (sandbox/compare_view.py); never
+    # A public test's wrong tensor, expected beside actual (sandbox/grader/compare_view.py); never
     # a hidden test's. In the JSON only when there is one: every other key stays as it was.
     compare: dict[str, Any] | None = None
 

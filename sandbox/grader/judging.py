@@ -9,7 +9,7 @@ goodbye, the removal of every sandbox, and IE for faults of ours.
 A kind (a :class:`Kind` in the registry ``KINDS``, keyed by ``problem.toml``'s ``kind``;
 ``tensor`` by default) supplies what differs: its cases, how it loads the author's code, what
 it sends with the student's file, how it runs one case, and what it does after the tests (the
-tensor kind benchmarks a Submit). Adding a kind is one new module in sandbox/kinds/.
+tensor kind benchmarks a Submit). Adding a kind is one new module in sandbox/grader/kinds/.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from sandbox.backends.base import Backend, SandboxSpec
-from sandbox.compare import is_memory_error
-from sandbox.contracts import (
+from sandbox.grader.compare import is_memory_error
+from sandbox.grader.contracts import (
     MAX_SOURCE_BYTES,
     NOTHING_JUDGED,
     SLACK_S,
@@ -38,8 +38,8 @@ from sandbox.contracts import (
     import_limit_s,
     overall_verdict,
 )
-from sandbox.problem import ProblemPackage
-from sandbox.session import Fault, Session, await_hello, clamped, well_formed
+from sandbox.grader.package import ProblemPackage
+from sandbox.grader.session import Fault, Session, await_hello, clamped, well_formed
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +165,7 @@ def judge(
     kind does after them (a benchmark), for Submit; for Scratch, whatever the package's kind,
     the kind "scratch" runs ``script`` beside the file (no test, no reference: its result's
     ``output`` is what the script printed). Never raises for the student's faults;
-    our own faults give an IE result. Callers use ``sandbox.grader.judge``, which registers
+    our own faults give an IE result. Callers use ``sandbox.grader.entry.judge``, which registers
     the built-in kinds first.
 
     The result is complete (hidden tests' details, the ``secret_seed``, drawn here unless

@@ -7,8 +7,8 @@ the starter (must fail), and
 every ``solutions/<VERDICT>/*.py`` (must get exactly VERDICT). A wrong solution must also be
 caught by the hidden tests alone: a student who passes every public test still fails. Static
 checks: public cases exist, each has a note and is named in statement.md, the statement's
-sentences map to hidden cases (sandbox/statement_cases.py), tolerances are sane, benchmark
-baselines resolve, cost models are sound (sandbox/cost.py).
+sentences map to hidden cases (sandbox/grader/statement_cases.py), tolerances are sane, benchmark
+baselines resolve, cost models are sound (sandbox/grader/cost.py).
 
 Framework-free. The torch-free part (``public_cases_static``) is importable by the web
 process, which must not import torch; the grader is imported only when judging.
@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandbox.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
-from sandbox.hints import failing_names, hinted_checks_failed, package_hint_items
-from sandbox.problem import Case, PackageError, ProblemPackage, inline_kernels, kernels_module_path
-from sandbox.statement_cases import is_catalog_folder, statement_cases_problems
+from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
+from sandbox.grader.hints import failing_names, hinted_checks_failed, package_hint_items
+from sandbox.grader.kernels_source import inline_kernels, kernels_module_path
+from sandbox.grader.package import PackageError, ProblemPackage
+from sandbox.grader.statement_cases import is_catalog_folder, statement_cases_problems
+from sandbox.problem import Case
 
 if TYPE_CHECKING:
     from sandbox.backends.base import Backend
@@ -176,11 +178,11 @@ def _static_checks(package: ProblemPackage, cases: list[Case], report: CheckRepo
 
 
 def _cost_checks(package: ProblemPackage, report: CheckReport) -> None:
-    """Each shape's cost model (sandbox/cost.py): its expressions evaluate, bytes positive,
+    """Each shape's cost model (sandbox/grader/cost.py): its expressions evaluate, bytes positive,
     flops at least 0, both finite, and bytes at least what the reference, called once on the
     shape's inputs, reads (every argument not marked ``partial``) and returns. A shape without
     a model is named in the detail (it gets no speed of light), not failed."""
-    from sandbox.cost import bytes_floor
+    from sandbox.grader.cost import bytes_floor
     from sandbox.runner.inputs import build_inputs  # torch: only for the check
 
     assert package.benchmark is not None
@@ -274,7 +276,7 @@ def check_package(
     on_item: Callable[[CheckItem], None] | None = None,
 ) -> CheckReport:
     """Judge the package's own files through the grader; see the module docstring."""
-    from sandbox.grader import judge  # imports torch: only here, never for the web process
+    from sandbox.grader.entry import judge  # imports torch: only here, never for the web process
 
     report = CheckReport(folder=package.folder_name, version=package.version)
     requires = list(package.manifest.get("requires", []))

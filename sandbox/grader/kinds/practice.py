@@ -5,7 +5,7 @@ Verdicts per test: returned AC; AssertionError WA; the student's exception RE (i
 trimmed to the student's frames), whatever its name or base; SK only for the checker's own
 ``Skip`` raised by the test's code, or a test the channel cannot carry (reported as
 unsupported). Per test, ``limits.time_s`` bounds all the calls it makes together. The judging
-loop (sandbox/judging.py) does the rest, as for every kind.
+loop (sandbox/grader/judging.py) does the rest, as for every kind.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sandbox.contracts import JudgeResult, Mode, TestResult, Verdict, WrongKind
-from sandbox.judging import Kind, register, result_of, skip_all
+from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict, WrongKind
+from sandbox.grader.judging import Kind, register, result_of, skip_all
+from sandbox.grader.session import Fault, Session
 from sandbox.practice import folder as practice_folder
 from sandbox.practice import package as practice_package
 from sandbox.practice.checker import Skip, make_checker
@@ -32,7 +33,6 @@ from sandbox.practice.proxies import (
     shim_source,
 )
 from sandbox.practice.student_errors import TESTS_FILENAME, bare_assert_text, student_traceback
-from sandbox.session import Fault, Session
 
 log = logging.getLogger(__name__)
 

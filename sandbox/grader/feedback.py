@@ -8,7 +8,7 @@ category ("wrong answer: dtype"), or everything.
 The grader keeps every test whole (hidden ones included, for staff); this filter is applied
 where a result is shown to a student (``for_student``, ``result_for_student``,
 ``tests_for_student``), and ``feedback_lines`` turns a shown test into the lines every page
-renders. The verdict words are sandbox/contracts.py's VERDICT_TEXT.
+renders. The verdict words are sandbox/grader/contracts.py's VERDICT_TEXT.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import builtins
 import dataclasses
 from typing import Any
 
-from sandbox.contracts import (
+from sandbox.grader.contracts import (
     REJECTED_NEXT,
     VERDICT_WORDS,
     FeedbackPolicy,

@@ -1,0 +1,308 @@
+"""Problem packages: the on-disk format and its loader (trusted side only). The cases a tests.py
+defines are sandbox/problem.py's (the authors' face); kernels_source.py inlines trusted sources.
+
+A package is a folder ``problems/<number>-<slug>/`` holding ``problem.toml``, ``statement.md``,
+``starter.py``, ``solution.py``, ``tests.py`` and ``solutions/<VERDICT>/*.py``. See
+problems/README.md for the author's view. Only the grader loads ``tests.py`` and
+``solution.py``; neither ever enters a sandbox.
+
+``tests.py`` defines ``CASES``: a list of :class:`Case`. Each case builds its arguments from a
+``torch.Generator`` (seeded by the grader: a fixed seed for public cases so that the statement's
+examples match, a secret per-judging seed for hidden ones) and names the function to call.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import importlib.util
+import sys
+import threading
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from sandbox.grader.contracts import FeedbackPolicy, Limits
+from sandbox.grader.cost import CostError, CostModel, parse_cost
+from sandbox.grader.feedback import hidden_policy
+from sandbox.grader.statement_cases import StatementCase, parse_statement_cases
+from sandbox.problem import Case
+
+PACKAGE_FILES = ("problem.toml", "statement.md", "starter.py", "solution.py", "tests.py")
+
+
+class PackageError(Exception):
+    """A problem package is malformed; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+@dataclass(frozen=True)
+class BenchShape:
+    """One benchmark configuration: ``fn`` called with inputs built from a declarative spec.
+
+    ``args`` is a list of input specs that the generic runner can build inside the sandbox
+    from a seed, fresh for every iteration (see sandbox.runner.inputs.build_inputs): JSON literals, or
+    ``{"randint": [lo, hi], "shape": [...]}``, ``{"randn": [...], "dtype": "float32"}``,
+    ``{"lengths_mask": [B, T], "side": "right"}``.
+    ``baseline`` ("kernels.module:function") is this shape's speed reference; the loader fills
+    it from ``[benchmark].baseline`` when the shape does not name its own, so that several
+    shapes may time different functions, each against its own baseline.
+    ``case`` names the test case whose comparison (exact, allow_nan, check: tie rules) the
+    re-verification of timed outputs uses; by default the first hidden case of ``fn`` that
+    declares a ``check``, else the first hidden case of ``fn`` (see :func:`comparison_case`).
+    """
+
+    name: str
+    fn: str
+    args: list[Any]
+    baseline: str | None = None
+    case: str | None = None
+    cost: CostModel | None = None  # bytes and flops that must move (sandbox/bench/cost.py)
+    device: str = "any"  # where it is timed: "cpu", "gpu" or "any" (sandbox/bench/shape_rule.py)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    fn: str
+    baseline: str  # "kernels.module:function": the speed reference, timed in a sandbox of its own
+    shapes: list[BenchShape]
+    target_rel_error: float = 0.05
+    max_time_s: float = 20.0
+
+
+@dataclass(frozen=True)
+class ProblemPackage:
+    path: Path
+    number: int
+    slug: str
+    title: str
+    difficulty: str
+    chapter: str
+    tags: list[str]
+    device: str  # cpu | gpu | any
+    functions: list[str]  # what the student's file must define
+    limits: Limits
+    tolerances: dict[str, Tolerance]  # by dtype name ("float32", "bfloat16", ...)
+    feedback_hidden: FeedbackPolicy
+    benchmark: Benchmark | None
+    statement_md: str
+    starter_code: str
+    version: str  # content hash of every file of the package
+    manifest: dict[str, Any]  # problem.toml as parsed, for the site
+    # [[statement_cases]]: statement sentences and the cases proving them (None: no table)
+    statement_cases: tuple[StatementCase, ...] | None = None
+
+    @property
+    def folder_name(self) -> str:
+        return self.path.name
+
+    def solutions(self) -> Iterator[tuple[str, Path]]:
+        """(expected verdict, file) for every tagged solution under solutions/<VERDICT>/."""
+        root = self.path / "solutions"
+        if not root.is_dir():
+            return
+        for verdict_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+            for file in sorted(verdict_dir.glob("*.py")):
+                yield verdict_dir.name, file
+
+    def load_cases(self) -> list[Case]:
+        module = _cached_module(self, "tests.py", f"_judge_tests_{self.number}")
+        cases = getattr(module, "CASES", None)
+        if not isinstance(cases, list) or not all(isinstance(c, Case) for c in cases):
+            raise PackageError(f"{self.path / 'tests.py'}: CASES must be a list of Case")
+        names = [c.name for c in cases]
+        if len(set(names)) != len(names):
+            raise PackageError(f"{self.path / 'tests.py'}: case names must be unique")
+        return cases
+
+    def load_reference(self) -> ModuleType:
+        return _cached_module(self, "solution.py", f"_judge_reference_{self.number}")
+
+
+# The tests and reference modules of the packages a process judged, by package path and
+# content version: importing them anew cost 40-100 ms of every judging (a worker judges the
+# same few problems over and over). Trusted code, loaded once per version.
+_MODULES: collections.OrderedDict[tuple[str, str, str], ModuleType] = collections.OrderedDict()
+_MODULES_MAX = 64
+_modules_lock = threading.Lock()
+
+
+def _cached_module(package: ProblemPackage, filename: str, name: str) -> ModuleType:
+    key = (str(package.path), package.version, filename)
+    with _modules_lock:
+        module = _MODULES.get(key)
+        if module is not None:
+            _MODULES.move_to_end(key)
+            sys.modules[name] = module  # as a fresh load leaves it (pickle, dataclasses)
+            return module
+    module = _load_module(package.path / filename, name)
+    with _modules_lock:
+        _MODULES[key] = module
+        while len(_MODULES) > _MODULES_MAX:
+            _MODULES.popitem(last=False)
+    return module
+
+
+def _load_module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise PackageError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def package_version(path: Path) -> str:
+    """sha256 over every file's relative path and bytes, in sorted order (first 16 hex)."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(file.relative_to(path)).encode())
+        digest.update(b"\0")
+        digest.update(file.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _shape_device(path: Path, shape: dict[str, Any]) -> str:
+    device = shape.get("device", "any")
+    if device not in ("cpu", "gpu", "any"):
+        raise PackageError(f"{path / 'problem.toml'}: shape {shape.get('name')!r}: `device` "
+                           "must be cpu, gpu or any")
+    return str(device)
+
+
+def _cost(path: Path, shape: dict[str, Any]) -> CostModel | None:
+    try:
+        return parse_cost(shape.get("cost"))
+    except CostError as exc:
+        raise PackageError(f"{path / 'problem.toml'}: shape {shape.get('name')!r}: {exc}") from None
+
+
+# What a package may ask for: a limit is a number within these bounds (inclusive), never 0
+# (0 would mean "no limit" to the sandbox's memory cap) nor one past what a worker can give.
+LIMIT_BOUNDS: dict[str, tuple[type, float, float]] = {
+    "time_s": (float, 0.1, 120.0),  # per test; the judging task's own limit is 300 s
+    "memory_mib": (int, 128, 65536),  # torch alone needs about 100 MiB
+    "output_kib": (int, 1, 16384),
+}
+
+
+def _limits(raw: Any, where: Path) -> Limits:
+    """The [limits] table, each value a number within LIMIT_BOUNDS, or PackageError."""
+    if not isinstance(raw, dict):
+        raise PackageError(
+            f"{where}: `limits` must be a table ([limits] with time_s, memory_mib, output_kib), "
+            f"not {type(raw).__name__}"
+        )
+    unknown = sorted(set(raw) - set(LIMIT_BOUNDS))
+    if unknown:
+        raise PackageError(
+            f"{where}: unknown limit {unknown[0]!r} (known: {', '.join(LIMIT_BOUNDS)})"
+        )
+    values: dict[str, Any] = {}
+    for key, (kind, low, high) in LIMIT_BOUNDS.items():
+        value = raw.get(key, getattr(Limits, key))
+        number_ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if kind is int and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not number_ok or (kind is int and not isinstance(value, int)):
+            wanted = "an integer" if kind is int else "a number"
+            raise PackageError(f"{where}: limits.{key} must be {wanted}, not {value!r}")
+        if not low <= value <= high:  # also refuses NaN
+            raise PackageError(
+                f"{where}: limits.{key} = {value!r} is out of bounds: from {low:g} to {high:g}"
+                + (" (0 is not 'no limit': every judging has a memory cap)"
+                   if key == "memory_mib" and value == 0 else "")
+            )
+        values[key] = kind(value)
+    return Limits(**values)
+
+
+def load_package(path: Path | str) -> ProblemPackage:
+    path = Path(path)
+    for name in PACKAGE_FILES:
+        if not (path / name).is_file():
+            raise PackageError(f"{path}: missing {name}")
+    try:
+        manifest = tomllib.loads((path / "problem.toml").read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise PackageError(f"{path / 'problem.toml'}: {exc}") from None
+
+    def need(key: str, kind: type) -> Any:
+        value = manifest.get(key)
+        if not isinstance(value, kind):
+            raise PackageError(f"{path / 'problem.toml'}: `{key}` must be a {kind.__name__}")
+        return value
+
+    limits = _limits(manifest.get("limits", {}), path / "problem.toml")
+    tolerances = {
+        dtype: Tolerance(atol=float(t["atol"]), rtol=float(t["rtol"]))
+        for dtype, t in manifest.get("tolerances", {}).items()
+    }
+    bench_raw = manifest.get("benchmark")
+    benchmark = None
+    if bench_raw:
+        benchmark = Benchmark(
+            fn=bench_raw["fn"],
+            baseline=bench_raw["baseline"],
+            shapes=[
+                BenchShape(
+                    name=s["name"],
+                    fn=s.get("fn", bench_raw["fn"]),
+                    args=s["args"],
+                    baseline=s.get("baseline", bench_raw["baseline"]),
+                    case=s.get("case"),
+                    cost=_cost(path, s),
+                    device=_shape_device(path, s),
+                )
+                for s in bench_raw.get("shapes", [])
+            ],
+            target_rel_error=float(bench_raw.get("target_rel_error", 0.05)),
+            max_time_s=float(bench_raw.get("max_time_s", 20.0)),
+        )
+    try:
+        statement_cases = parse_statement_cases(manifest.get("statement_cases"))
+    except ValueError as exc:
+        raise PackageError(f"{path / 'problem.toml'}: {exc}") from None
+    device = manifest.get("device", "cpu")
+    if device not in ("cpu", "gpu", "any"):
+        raise PackageError(f"{path / 'problem.toml'}: `device` must be cpu, gpu or any")
+    return ProblemPackage(
+        path=path,
+        number=need("number", int),
+        slug=need("slug", str),
+        title=need("title", str),
+        difficulty=need("difficulty", str),
+        chapter=manifest.get("chapter", ""),
+        tags=list(manifest.get("tags", [])),
+        device=device,
+        functions=list(need("functions", list)),
+        limits=limits,
+        tolerances=tolerances,
+        feedback_hidden=hidden_policy(manifest),
+        benchmark=benchmark,
+        statement_md=(path / "statement.md").read_text(),
+        starter_code=(path / "starter.py").read_text(),
+        version=package_version(path),
+        manifest=manifest,
+        statement_cases=statement_cases,
+    )
+
+
+def find_package(problems_dir: Path, key: str | int) -> ProblemPackage:
+    """The package whose number or slug is ``key`` (e.g. "48" or "embedding-tied-head-padding")."""
+    key = str(key)
+    for folder in sorted(p for p in problems_dir.iterdir() if (p / "problem.toml").is_file()):
+        number, _, slug = folder.name.partition("-")
+        if key in (slug, folder.name) or (key.isdigit() and number.isdigit() and int(key) == int(number)):
+            return load_package(folder)
+    raise PackageError(f"no problem {key!r} in {problems_dir}")
