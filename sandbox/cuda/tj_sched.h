@@ -314,7 +314,7 @@ T tj_shfl(int kind, const char* what, int line, unsigned mask, T v, int arg, int
   static_cast<unsigned>(::tj::warp_op(::tj::kBallot, m, 0, 0, 32, (p), "__ballot_sync()", __LINE__))
 #define __any_sync(m, p) (__ballot_sync(m, p) != 0u)
 #define __all_sync(m, p) (__ballot_sync(m, p) == ((m) & ::tj::lanes_alive_mask()))
-#define __syncwarp(...) ::tj::syncwarp(__LINE__, ##__VA_ARGS__)
+#define __syncwarp(...) ::tj::syncwarp(__LINE__ __VA_OPT__(, ) __VA_ARGS__)
 
 namespace tj {
 TJ_CORE unsigned lanes_alive_mask() {

@@ -266,3 +266,10 @@ decltype(auto) shared_scalar(Site& s) {
 }
 
 }  // namespace tj
+
+// A shuffled shared-array element is its value (the generic version would shuffle the proxy).
+template <class T>
+T tj_shfl(int kind, const char* what, int line, unsigned mask, const ::tj::Ref<T>& v, int arg,
+          int width = 32) {
+  return tj_shfl<T>(kind, what, line, mask, static_cast<T>(v), arg, width);
+}

@@ -147,6 +147,12 @@ def test_it_stops_a_compile_past_its_time_limit(tmp_path: Path) -> None:
     assert caught.value.timed_out and "longer than 0.05 s" in str(caught.value)
 
 
+
+def test_it_orders_a_warp_at_syncwarp_and_shuffles_shared_elements_by_value(built: Built) -> None:
+    out = call(built("warp_ops_AC"), "void shuffle_shared(float* out)", [torch.empty(32)])["out"]
+    lanes = torch.arange(32.0)
+    assert torch.equal(out, (lanes.long() ^ 1).float() + torch.where(lanes < 16, 0.0, 16.0))
+
 def test_it_says_when_the_library_lacks_the_launch_function(built: Built) -> None:
     with pytest.raises(KernelError) as caught:
         call(built("add_AC"), "void launch(float* out)", [torch.empty(4)])

@@ -36,3 +36,15 @@ __global__ void warp_ops(const float* x, float* out, int* top) {
 extern "C" void solve(const float* x, float* out, int* top) {
     warp_ops<<<1, dim3(32, 2), 64 * sizeof(float)>>>(x, out, top);
 }
+
+// __syncwarp() orders a warp's shared writes before its reads; a shared element shuffles as its
+// value; width 16 shuffles within each half of the warp.
+__global__ void pairs(float* out) {
+    __shared__ float s[32];
+    int lane = threadIdx.x;
+    s[lane] = lane;
+    __syncwarp();
+    out[lane] = s[lane ^ 1] + __shfl_sync(0xffffffff, s[lane], 0, 16);
+}
+
+extern "C" void shuffle_shared(float* out) { pairs<<<1, 32>>>(out); }
