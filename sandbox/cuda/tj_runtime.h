@@ -101,3 +101,53 @@ inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t n, si
   std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, n);
   return cudaSuccess;
 }
+// A made-up device: the emulation has no real one (sizes as on an H100, 132 SMs).
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int multiProcessorCount;
+  int major;
+  int minor;
+  size_t sharedMemPerBlockOptin;
+  int maxThreadsPerMultiProcessor;
+};
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int = 0) {
+  *p = cudaDeviceProp{};
+  std::snprintf(p->name, sizeof(p->name), "CPU emulation (tj_cuda)");
+  p->totalGlobalMem = size_t(80) << 30;
+  p->sharedMemPerBlock = 48 * 1024;
+  p->regsPerBlock = 65536;
+  p->warpSize = 32;
+  p->maxThreadsPerBlock = 1024;
+  p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024, p->maxThreadsDim[2] = 64;
+  p->maxGridSize[0] = 2147483647, p->maxGridSize[1] = p->maxGridSize[2] = 65535;
+  p->multiProcessorCount = 132;
+  p->major = 9, p->minor = 0;
+  p->sharedMemPerBlockOptin = 227 * 1024;
+  p->maxThreadsPerMultiProcessor = 2048;
+  return cudaSuccess;
+}
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMultiProcessorCount = 16,
+};
+inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int = 0) {
+  cudaDeviceProp p;
+  cudaGetDeviceProperties(&p);
+  switch (a) {
+    case cudaDevAttrMaxThreadsPerBlock: *v = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *v = static_cast<int>(p.sharedMemPerBlock); break;
+    case cudaDevAttrWarpSize: *v = p.warpSize; break;
+    case cudaDevAttrMultiProcessorCount: *v = p.multiProcessorCount; break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
