@@ -218,7 +218,11 @@ def call(
                               "stopped (an endless loop, or a barrier loop that never ends?)")
         if status != 0:
             raise diagnose(stderr, status, function=sig.function)
-        data = (wd / "out.bin").read_bytes()
+        out_file = wd / "out.bin"
+        data = out_file.read_bytes() if out_file.is_file() else b""
+        if len(data) != out_bytes:
+            raise KernelError("crash", f"{sig.function} ended the process without returning "
+                              "(exit() or abort() in the submission?)")
     outputs: dict[str, torch.Tensor] = {}
     offset = 0
     for p, v in zip(sig.params, values, strict=True):

@@ -75,6 +75,7 @@ def test_it_turns_an_off_by_one_write_into_an_error_naming_kernel_buffer_and_ind
          "at solution.cu line 26, block (0,0,0), thread (31,0,0)"),
         ("too_many_threads", "bad launch", "a block holds at most 1024 threads"),
         ("prints_forever", "output limit", "printed too much and was stopped"),
+        ("exits_early", "crash", "exits_early ended the process without returning"),
     ],
 )
 def test_it_reports_what_would_hang_or_fault_on_a_gpu(

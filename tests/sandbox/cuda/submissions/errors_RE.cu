@@ -36,3 +36,6 @@ __global__ void chatter(float* out) {
     for (;;) printf("thread %d is still here\n", (int)threadIdx.x);
 }
 extern "C" void prints_forever(float* out) { chatter<<<1, 32>>>(out); }
+
+// Leaves the process instead of returning: no outputs come back.
+extern "C" void exits_early(float* out) { std::exit(0); }
