@@ -346,7 +346,7 @@ JUDGE_SANDBOX_CPUSETS = envstr("JUDGE_SANDBOX_CPUSETS", "")
 # Where the host-wide timing locks live (one file per CPU set): shared by every worker of a host.
 JUDGE_LOCK_DIR = envstr("JUDGE_LOCK_DIR", "")
 # Where the host's cgroup file system is seen (a sandbox's CPU time, read around the baseline's
-# timed calls: sandbox/backends/cgroup_cpu.py); "" = not read (the quiet cap then always applies
+# timed calls: sandbox/host/backends/cgroup_cpu.py); "" = not read (the quiet cap then always applies
 # where the baseline waited). Compose mounts the host's read-only at /host/sys/fs/cgroup.
 JUDGE_CGROUP_ROOT = envstr("JUDGE_CGROUP_ROOT", "/sys/fs/cgroup")
 # The name of this machine in each result's environment.host (default: its host name).

@@ -35,9 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from sandbox.backends import get_backend
     from sandbox.grader.entry import judge
     from sandbox.grader.feedback import format_result, result_for_student
+    from sandbox.host.backends import get_backend
 
     if (args.mode == Mode.SCRATCH) != (args.script is not None):
         print("error: --mode scratch goes with --script F (the lines to run after FILE)",

@@ -42,7 +42,7 @@ step "4. one judged submission on GPU $GPU"
 .venv/bin/python - "$GPU" <<'PY'
 import json, sys
 from pathlib import Path
-from sandbox.backends.base import get_backend
+from sandbox.host.backends.base import get_backend
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.entry import judge
 from sandbox.problem import load_package

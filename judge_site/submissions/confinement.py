@@ -1,4 +1,4 @@
-"""This worker's confined graders: where authors' code runs (sandbox/confined.py).
+"""This worker's confined graders: where authors' code runs (sandbox/host/confined.py).
 
 With the docker backend, a package's ``tests.py``, its reference and a practice folder's
 ``test.py`` run in a container of the worker's own image started without network, Docker
@@ -18,11 +18,11 @@ from typing import Any
 
 from django.conf import settings
 
-from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
-from sandbox.confined import GRADER_COMMAND, ConfinedGraders
 from sandbox.grader.contracts import JudgeResult
 from sandbox.grader.package import ProblemPackage
-from sandbox.relay import CATALOG_DOMAIN
+from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec, get_backend
+from sandbox.host.confined import GRADER_COMMAND, ConfinedGraders
+from sandbox.host.relay_service import CATALOG_DOMAIN
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ every other problem in JUDGE_SANDBOX_IMAGE. A requirement without a mapping, or 
 mapped to different images, is a configuration error: the judging ends IE with that message.
 GPU judgings use the docker backend's GPU image, which must carry every GPU problem's requirements.
 
-Where the time goes and quiet timings: every judging runs through ``sandbox.phases.TimedBackend``,
+Where the time goes and quiet timings: every judging runs through ``sandbox.host.phases.TimedBackend``,
 which records a per-phase breakdown (``environment["phases"]``) and, before the benchmark's
 first timed request, waits for this worker process's CPU set to be quiet (its warm pool paused,
-the host-wide lock of the set taken: sandbox/backends/cpu_sets.py); ``environment`` then says
+the host-wide lock of the set taken: sandbox/host/backends/cpu_sets.py); ``environment`` then says
 on which CPUs the timing ran, how long it waited, and whether it was contended.
 """
 
@@ -34,17 +34,17 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from judge_site.submissions import confinement, gpus
-from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
-from sandbox.backends.cpu_sets import (
+from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict, contended
+from sandbox.grader.package import ProblemPackage
+from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec, get_backend
+from sandbox.host.backends.cpu_sets import (
     CONTENDED_CPU_PRESSURE,
     PressureMeter,
     TimingLock,
     available_cpus,
     cpuset_for_process,
 )
-from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict, contended
-from sandbox.grader.package import ProblemPackage
-from sandbox.phases import TimedBackend, wait_for_closes
+from sandbox.host.phases import TimedBackend, wait_for_closes
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +207,7 @@ def pin_worker_process(index: int) -> str | None:
     cpuset = cpuset_for_process(index, setting, available_cpus())
     _cpuset = cpuset
     if cpuset is not None:
-        from sandbox.backends.cpu_sets import parse_cpu_list
+        from sandbox.host.backends.cpu_sets import parse_cpu_list
 
         try:
             cpus = parse_cpu_list(cpuset)
@@ -244,7 +244,7 @@ def remove_own_pooled() -> int:
     try:
         import docker
 
-        from sandbox.backends.docker_pool import remove_pooled
+        from sandbox.host.backends.docker_pool import remove_pooled
 
         return remove_pooled(docker.from_env())
     except Exception as exc:  # the engine may be gone already; the orphan sweep remains
@@ -271,7 +271,7 @@ def remove_own_sandboxes() -> int:
     try:
         import docker
 
-        from sandbox.backends.docker import LABEL
+        from sandbox.host.backends.docker import LABEL
 
         client = docker.from_env()
         filters: dict[str, Any] = {"label": [LABEL, f"{WORKER_LABEL}={_worker_name}"]}

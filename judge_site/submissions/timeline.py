@@ -1,5 +1,5 @@
 """Where a judging's time went, as the result page draws it: the per-phase seconds of
-``environment["phases"]`` (sandbox/phases.py and the site's own, services._with_phases) laid
+``environment["phases"]`` (sandbox/host/phases.py and the site's own, services._with_phases) laid
 out as one horizontal bar from the worker's pick-up to the saved verdict, in the order the
 phases happen, plus a second row for the work done beside them (the baseline's sandbox start,
 the progress writes). The queue wait is said in words: minutes in a queue would squeeze every

@@ -44,7 +44,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from sandbox.backends.cpu_sets import CONTENDED_CPU_PRESSURE, PressureMeter
 from sandbox.bench.peak import Peak, SpeedOfLight, speed_of_light
 from sandbox.bench.shape_rule import shapes_for
 from sandbox.bench.stats import paired_ratio, quartiles, relative_error, spread
@@ -77,6 +76,7 @@ from sandbox.bench.verify import Verifier, comparison_case
 from sandbox.grader.contracts import REJECTED_NEXT, BenchmarkResult, TestResult, Trust, unbelieved
 from sandbox.grader.cost import CostError
 from sandbox.grader.package import BenchShape, ProblemPackage
+from sandbox.host.backends.cpu_sets import CONTENDED_CPU_PRESSURE, PressureMeter
 from sandbox.problem import Case
 
 if TYPE_CHECKING:

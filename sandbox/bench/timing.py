@@ -52,7 +52,7 @@ MAX_ROUNDS = 5_000
 FINE_REL_ERROR = 0.01
 FINE_BUDGET_S = 0.6
 # ... or this long where the host's CPUs were contended during the shape's rounds so far (PSI
-# above CONTENDED_CPU_PRESSURE, sandbox/backends/cpu_sets.py; where the kernel has no PSI,
+# above CONTENDED_CPU_PRESSURE, sandbox/host/backends/cpu_sets.py; where the kernel has no PSI,
 # where the baseline's calls waited for a CPU): each round's ratio scatters more. Under four
 # clients' Submits on a 2-core host, 0.6 s gave 20-33 rounds a shape and a speedup CV of 4.2 %;
 # 1.5 s, 2.3-2.5 %. The baseline's waits alone were no guide: alone on an idle host some

@@ -40,7 +40,7 @@ that no student code ever touches (sandbox/bench/timing.py), so its series is th
 * ``ran_beside``: so the wait is weighed against what the student's sandbox did meanwhile.
   Its CPU time, as the kernel charges it to the sandbox's cgroup (every thread and child
   process inside, whatever they report), is read right before and after every timed call of
-  the baseline (sandbox/backends/cgroup_cpu.py). Code that slows the baseline's call on a
+  the baseline (sandbox/host/backends/cgroup_cpu.py). Code that slows the baseline's call on a
   shared CPU must run during it, and the CPU it takes is counted there; honest code is
   blocked on its channel meanwhile and uses none (0-30 us over a whole shape). Where the
   student's sandbox used at most ``beside_cpu_fraction`` of the baseline calls' round trips,

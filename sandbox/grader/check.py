@@ -34,7 +34,7 @@ from sandbox.grader.statement_cases import is_catalog_folder, statement_cases_pr
 from sandbox.problem import Case
 
 if TYPE_CHECKING:
-    from sandbox.backends.base import Backend
+    from sandbox.host.backends.base import Backend
 
 KNOWN_VERDICTS = {v.value for v in Verdict} - {"SK", "IE"}
 DEFAULT_SECRET_SEED = 20261130  # fixed so that a check is reproducible; pass another to vary

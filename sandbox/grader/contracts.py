@@ -84,7 +84,7 @@ class FeedbackPolicy(enum.StrEnum):
 
 
 # Timeouts of the channel to a sandbox (sandbox/grader/session.py uses them; the launcher bounds a
-# confined grader's requests by them: sandbox/confined.py).
+# confined grader's requests by them: sandbox/host/confined.py).
 STARTUP_TIMEOUT_S = 120.0  # runner start-up: interpreter + torch import
 SLACK_S = 0.5  # added to the per-test limit for the channel round trip
 MAX_SOURCE_BYTES = 512 * 1024  # a submission larger than this is CE before any sandbox starts

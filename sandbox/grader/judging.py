@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sandbox.backends.base import Backend, SandboxSpec
 from sandbox.grader.compare import is_memory_error
 from sandbox.grader.contracts import (
     MAX_SOURCE_BYTES,
@@ -40,6 +39,7 @@ from sandbox.grader.contracts import (
 )
 from sandbox.grader.package import ProblemPackage
 from sandbox.grader.session import Fault, Session, await_hello, clamped, well_formed
+from sandbox.host.backends.base import Backend, SandboxSpec
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The confined grader: where authors' code runs (sandbox/confined.py starts it).
+"""The confined grader: where authors' code runs (sandbox/host/confined.py starts it).
 
 A package's ``tests.py`` and ``solution.py`` (and a practice folder's ``test.py``) are code an
 author wrote: they are executed here, never in the worker's launcher, which holds the Docker
@@ -7,7 +7,7 @@ own (Docker: the worker's image, no network, no socket, a read-only root, a tmpf
 local backend: a subprocess with an empty environment), gets each package's files over its
 channel (verified by content hash), and runs the unchanged grader (sandbox/grader/entry.py) and
 package check (sandbox/grader/check.py) with a backend whose sandboxes the launcher starts and relays
-(sandbox/relay.py). It is kept between judgings of one trust domain (the built-in catalog, or
+(sandbox/grader/relay.py). It is kept between judgings of one trust domain (the built-in catalog, or
 one uploaded version): an author's code is confined, and never sees another author's problem.
 
 Started as ``python -m sandbox.grader.process`` (the worker image has /app on its path by a .pth).
@@ -24,7 +24,7 @@ from typing import Any
 
 from sandbox.grader.contracts import Mode, TestResult
 from sandbox.grader.package import PackageError, ProblemPackage, load_package, package_version
-from sandbox.relay import Channel, RelayBackend
+from sandbox.grader.relay import Channel, RelayBackend
 
 MAX_PACKAGE_FILES = 2000
 

@@ -13,14 +13,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.backends.base import (
+from sandbox.grader.contracts import CPU_POLL_S, SLACK_S, STARTUP_TIMEOUT_S, WALL_BACKSTOP, Verdict
+from sandbox.host.backends.base import (
     FrameTooLarge,
     Sandbox,
     SandboxDied,
     SandboxError,
     SandboxTimeout,
 )
-from sandbox.grader.contracts import CPU_POLL_S, SLACK_S, STARTUP_TIMEOUT_S, WALL_BACKSTOP, Verdict
 from sandbox.runner import framing, wire, wire_decode
 
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"

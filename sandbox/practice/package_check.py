@@ -21,7 +21,7 @@ from sandbox.practice import package as practice_package
 from sandbox.practice import scan as practice_scan
 
 if TYPE_CHECKING:
-    from sandbox.backends.base import Backend
+    from sandbox.host.backends.base import Backend
 
 
 @dataclass

@@ -22,7 +22,7 @@ JUDGING_TIMEOUT_MS = 180_000
 def practice_problem(transactional_db: Any, tmp_path: Path) -> Any:
     from judge_site.catalog.models import Problem
     from judge_site.catalog.services import practice_import
-    from sandbox.backends.local import LocalBackend
+    from sandbox.host.backends.local import LocalBackend
 
     report = practice_import(TOY, number=300, dest_dir=tmp_path / "packages", backend=LocalBackend())
     assert report["imported"], report

@@ -29,9 +29,9 @@ def check_local(package_dir: str, bench: bool) -> CheckReport:
     """check_package(package, local backend): the job of one worker process."""
     import dataclasses
 
-    from sandbox.backends.base import get_backend
     from sandbox.grader.check import check_package
     from sandbox.grader.package import load_package
+    from sandbox.host.backends.base import get_backend
 
     package = load_package(Path(package_dir))
     if not any(verdict == "TLE" for verdict, _ in package.solutions()):

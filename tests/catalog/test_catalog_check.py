@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from catalog_pool import CheckPool
 
-from sandbox.backends.base import get_backend
 from sandbox.grader.check import CheckReport, check_package, public_cases_static
 from sandbox.grader.package import load_package
+from sandbox.host.backends.base import get_backend
 from tests.conftest import skip_or_fail
 
 CATALOG = Path(__file__).resolve().parents[2] / "problems"

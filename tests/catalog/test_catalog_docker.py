@@ -43,8 +43,8 @@ def _sandbox_enforced_solution(package_dir: Path) -> tuple[str, Path] | None:
 def test_docker_judges_reference_and_a_limit_solution(package_dir: Path) -> None:
     require_docker()
     from judge_site.submissions.engine import image_for
-    from sandbox.backends.base import get_backend
     from sandbox.grader.entry import judge
+    from sandbox.host.backends.base import get_backend
 
     # A package that `requires` modules (problems 64, 79, 80: triton) runs in the image the default
     # JUDGE_SANDBOX_IMAGES maps them to; that image missing skips here, FAILS with CI=true.

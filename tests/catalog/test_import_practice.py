@@ -321,10 +321,10 @@ def test_the_docker_sandbox_judges_an_imported_folder(tmp_path: Path) -> None:
     from tests.conftest import require_docker
 
     require_docker()
-    from sandbox.backends.base import get_backend
     from sandbox.grader.contracts import Mode
     from sandbox.grader.entry import judge as judge_practice
     from sandbox.grader.package import load_package
+    from sandbox.host.backends.base import get_backend
 
     backend = get_backend("docker")
     report = practice_import(TOY, dest_dir=tmp_path / "packages", backend=backend)
@@ -345,10 +345,10 @@ def test_the_docker_sandbox_judges_an_imported_folder(tmp_path: Path) -> None:
 def test_a_replaced_helper_that_raises_fails_the_test_even_if_the_student_catches_it(
     tmp_path: Path,
 ) -> None:
-    from sandbox.backends.local import LocalBackend
     from sandbox.grader.contracts import Mode
     from sandbox.grader.entry import judge as judge_practice
     from sandbox.grader.package import load_package
+    from sandbox.host.backends.local import LocalBackend
 
     folder = _copy(tmp_path)
     with (folder / "test.py").open("a") as tests:

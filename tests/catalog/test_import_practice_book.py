@@ -267,7 +267,7 @@ def test_a_book_is_checked_in_the_confined_grader_with_docker(
 
     require_docker()
     from judge_site.submissions import confinement
-    from sandbox.backends.base import get_backend
+    from sandbox.host.backends.base import get_backend
 
     backend = get_backend("docker")
     assert confinement.confined(backend.name)

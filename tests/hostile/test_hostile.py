@@ -24,10 +24,10 @@ from typing import Any
 import machine_load
 import pytest
 
-from sandbox.backends.base import Backend, get_backend
 from sandbox.grader.contracts import JudgeResult, Limits, Mode, Verdict
 from sandbox.grader.feedback import hidden_policy, result_for_student
 from sandbox.grader.package import ProblemPackage, load_package
+from sandbox.host.backends.base import Backend, get_backend
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

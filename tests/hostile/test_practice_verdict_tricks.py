@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.backends.local import LocalBackend
 from sandbox.grader.contracts import NOTHING_JUDGED, Mode, Verdict, overall_verdict
 from sandbox.grader.contracts import TestResult as Outcome
 from sandbox.grader.entry import judge as judge_practice
 from sandbox.grader.package import ProblemPackage, load_package
+from sandbox.host.backends.local import LocalBackend
 from sandbox.practice import folder as practice_folder
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "practice" / "toy-running-stats"

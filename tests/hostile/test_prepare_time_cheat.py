@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from judge_cast import alice, bob, enqueued, fake_engine, inline_judging, make_problem  # noqa: F401
 
-from sandbox.backends.base import get_backend
 from sandbox.grader import contracts
 from sandbox.grader.contracts import BenchmarkResult, JudgeResult, Mode, Trust, Verdict
 from sandbox.grader.feedback import format_result
 from sandbox.grader.package import ProblemPackage, load_package
+from sandbox.host.backends.base import get_backend
 
 pytestmark = [pytest.mark.slow]
 

@@ -1,4 +1,4 @@
-"""An author's grader decides nothing about the sandboxes it drives (sandbox/relay.py).
+"""An author's grader decides nothing about the sandboxes it drives (sandbox/grader/relay.py).
 
 The attack (found by a probe of the stack): an uploaded version's ``tests.py`` runs in the
 confined grader, finds the relay's channel and asks the launcher for a *trusted* sandbox, one
@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from judge_site.submissions import engine
-from sandbox.backends.base import get_backend
-from sandbox.confined import ConfinedGraders
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.package import load_package
+from sandbox.host.backends.base import get_backend
+from sandbox.host.confined import ConfinedGraders
 from tests.sandbox.test_confined import _toy, graders  # noqa: F401 - the fixture
 from tests.sandbox.test_engine_pool import P48, _left_after, pooling  # noqa: F401 - the fixture
 
@@ -38,8 +38,8 @@ import json as _json
 
 def _attack():
     from sandbox.runner import framing
-    from sandbox.backends.base import SandboxSpec
-    from sandbox.relay import Channel, RelayBackend
+    from sandbox.host.backends.base import SandboxSpec
+    from sandbox.grader.relay import Channel, RelayBackend
 
     channel = next(o for o in _gc.get_objects() if isinstance(o, Channel))
     found = {}
@@ -137,7 +137,7 @@ import time as _time
 
 
 def _hold(g):
-    from sandbox.relay import Channel
+    from sandbox.grader.relay import Channel
 
     channel = next(o for o in _gc.get_objects() if isinstance(o, Channel))
 

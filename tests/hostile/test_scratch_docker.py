@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from sandbox.backends.base import get_backend
 from sandbox.grader.contracts import Mode
 from sandbox.grader.package import load_package
+from sandbox.host.backends.base import get_backend
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from test_hostile import LIMITS, PROBLEM, submission_source
 
-from sandbox.backends.base import Backend, get_backend
 from sandbox.bench.trust import RULES
 from sandbox.grader.contracts import JudgeResult, Mode, Trust, Verdict
 from sandbox.grader.package import ProblemPackage, load_package
+from sandbox.host.backends.base import Backend, get_backend
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

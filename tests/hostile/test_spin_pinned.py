@@ -1,5 +1,5 @@
 """Submissions that burn CPU between their own calls (submissions/spin_*.py), judged with both
-sandboxes pinned to ONE CPU, as a worker process pins them (sandbox/backends/cpu_sets.py):
+sandboxes pinned to ONE CPU, as a worker process pins them (sandbox/host/backends/cpu_sets.py):
 there the spinner would halve the baseline's share of the CPU and double the speedup. The
 baseline's calls then wait for the CPU (its run delay, ``baseline_waited``), so its figure is
 capped at its times with the student's sandbox stopped (the quiet baseline,
@@ -16,9 +16,9 @@ from typing import Any
 import machine_load
 import pytest
 
-from sandbox.backends.base import get_backend
 from sandbox.grader.contracts import Limits, Mode, Verdict
 from sandbox.grader.package import load_package
+from sandbox.host.backends.base import get_backend
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

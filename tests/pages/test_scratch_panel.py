@@ -86,10 +86,10 @@ def test_the_first_snippet_runs_as_it_is_on_a_problem_of_each_chapter() -> None:
     from pathlib import Path
     from types import SimpleNamespace
 
-    from sandbox.backends.base import get_backend
     from sandbox.grader.contracts import Mode
     from sandbox.grader.entry import judge
     from sandbox.grader.package import load_package
+    from sandbox.host.backends.base import get_backend
 
     catalog = Path(__file__).resolve().parents[2] / "problems"
     backend = get_backend("local")

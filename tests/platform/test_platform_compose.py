@@ -63,7 +63,7 @@ def test_the_compose_files_are_valid_and_narrow(files: list[str]) -> None:
         mounts = [v.get("source", "") for v in service.get("volumes", [])]
         has_socket = "/var/run/docker.sock" in mounts
         assert has_socket == (name in {"worker", "rejudge-worker", "gpu-worker"}), name
-        # The host's cgroups (each sandbox's CPU time, sandbox/backends/cgroup_cpu.py): the
+        # The host's cgroups (each sandbox's CPU time, sandbox/host/backends/cgroup_cpu.py): the
         # workers only, read-only, where JUDGE_CGROUP_ROOT says.
         cgroups = [v for v in service.get("volumes", []) if v.get("source") == "/sys/fs/cgroup"]
         assert bool(cgroups) == has_socket, name

@@ -163,7 +163,7 @@ def _sandboxes_left(stack: Stack) -> list[str]:
     judgings) its host started before the worker's current run."""
     import docker
 
-    from sandbox.backends.docker import listed_labels
+    from sandbox.host.backends.docker import listed_labels
 
     client = docker.from_env()
     worker = client.containers.get(stack.compose("ps", "-q", "worker").stdout.strip())

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.backends.base import Backend, get_backend
 from sandbox.grader.contracts import JudgeResult, Mode
 from sandbox.grader.package import ProblemPackage, load_package
+from sandbox.host.backends.base import Backend, get_backend
 
 TOY_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "problems" / "900-toy"
 SOLUTIONS = TOY_DIR / "solutions"

@@ -1,10 +1,10 @@
-"""Docker's attach stream demultiplexed without an engine (sandbox/backends/attach.py)."""
+"""Docker's attach stream demultiplexed without an engine (sandbox/host/backends/attach.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from sandbox.backends.attach import MUX_HEADER, STDERR, STDOUT, AttachStream, FrameOverLimit
+from sandbox.host.backends.attach import MUX_HEADER, STDERR, STDOUT, AttachStream, FrameOverLimit
 from sandbox.runner.framing import HEADER, MAGIC, FrameError
 
 

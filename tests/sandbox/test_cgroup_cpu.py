@@ -1,11 +1,11 @@
 """Reading a container's CPU time from the cgroup file system, in each layout Docker uses
-(sandbox/backends/cgroup_cpu.py); the real engine's is read in test_docker_backend.py."""
+(sandbox/host/backends/cgroup_cpu.py); the real engine's is read in test_docker_backend.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from sandbox.backends.cgroup_cpu import CgroupCpu
+from sandbox.host.backends.cgroup_cpu import CgroupCpu
 
 ID = "ab" * 32
 

@@ -1,4 +1,4 @@
-"""The confined grader's launcher and relay (sandbox/confined.py, relay.py, grader_process.py),
+"""The confined grader's launcher and relay (sandbox/host/confined.py, relay.py, grader_process.py),
 driven through the local backend: grader processes are plain subprocesses here (the Docker
 confinement itself is proven in tests/hostile/test_hostile_packages.py). A judging through the
 grader process gives what an in-process judging gives; a grader process that dies, hangs or
@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from sandbox import confined as confined_module
-from sandbox.backends.base import Backend, Sandbox, SandboxSpec, get_backend
-from sandbox.confined import GRADER_COMMAND, ConfinedGraders
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.entry import judge
 from sandbox.grader.package import load_package
-from sandbox.relay import CATALOG_DOMAIN, Bounds, BoxService
+from sandbox.host import confined as confined_module
+from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec, get_backend
+from sandbox.host.confined import GRADER_COMMAND, ConfinedGraders
+from sandbox.host.relay_service import CATALOG_DOMAIN, Bounds, BoxService
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy"
 GRADER_SPEC = SandboxSpec(memory_mib=3072, pids=256, tmpfs_mib=256, wall_time_s=600)
@@ -188,7 +188,7 @@ class _Direct:
 
 
 def test_a_sandboxs_cpu_pressure_is_relayed_to_the_grader_as_the_launcher_reads_it() -> None:
-    from sandbox.relay import RelayBackend
+    from sandbox.grader.relay import RelayBackend
 
     for stall_us in (1234, None):
         service = _service(_StallingBackend(stall_us))
@@ -233,7 +233,7 @@ class _Counting(_Direct):
 
 
 def test_a_request_and_its_reply_cross_the_relay_as_one_exchange() -> None:
-    from sandbox.relay import RelayBackend
+    from sandbox.grader.relay import RelayBackend
 
     backend = _EchoBackend()
     channel = _Counting(_service(backend))

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from sandbox.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec, SandboxTimeout
-from sandbox.backends.local import LocalSandbox, proc_cpu_ns
 from sandbox.grader.contracts import WALL_BACKSTOP, Verdict
 from sandbox.grader.session import Fault, Session
+from sandbox.host.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec, SandboxTimeout
+from sandbox.host.backends.local import LocalSandbox, proc_cpu_ns
 from sandbox.runner import framing
 
 SOURCE = """

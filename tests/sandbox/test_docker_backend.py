@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from sandbox.backends.base import (
+from sandbox.host.backends.base import (
     RUNNER_ENV,
     FrameTooLarge,
     SandboxDied,
@@ -408,7 +408,7 @@ def test_it_gives_the_sandbox_exactly_the_gpu_it_asked_for(run_id: str) -> None:
 
 
 def test_a_gpu_is_held_by_one_sandbox_at_a_time(tmp_path: Any) -> None:
-    from sandbox.backends.gpu_lock import GpuLock
+    from sandbox.host.backends.gpu_lock import GpuLock
 
     first, second = GpuLock(str(tmp_path), "GPU-1234/x"), GpuLock(str(tmp_path), "GPU-1234/x")
     first.acquire(1)
@@ -483,7 +483,7 @@ def test_it_bounds_tmp_in_bytes_and_in_files(run_id: str) -> None:
 
 def test_a_warm_pool_hands_out_each_ready_sandbox_once(client: Any) -> None:
     backend = _probe_backend("reply({'token': os.urandom(8).hex()})\nimport time\ntime.sleep(3600)")
-    from sandbox.backends.docker_pool import WarmPool
+    from sandbox.host.backends.docker_pool import WarmPool
 
     backend.pool = WarmPool(backend._start_pooled, size=1, max_idle_s=60)
     seen: list[str] = []
@@ -516,7 +516,7 @@ def test_a_warm_pool_hands_out_each_ready_sandbox_once(client: Any) -> None:
 
 
 def test_it_counts_the_sandboxes_cpu_time_from_its_cgroup(run_id: str) -> None:
-    """``cpu_ns`` is the kernel's count for the whole container (sandbox/backends/cgroup_cpu.py):
+    """``cpu_ns`` is the kernel's count for the whole container (sandbox/host/backends/cgroup_cpu.py):
     flat while its process is blocked on the channel, growing by about the CPU a thread of it
     burns, whatever the code inside says."""
     backend = _probe_backend(

@@ -14,9 +14,9 @@ import pytest
 from django.test import override_settings
 
 from judge_site.submissions import engine
-from sandbox.backends.docker_pool import OWNER_LABEL, pool_owner
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.package import load_package
+from sandbox.host.backends.docker_pool import OWNER_LABEL, pool_owner
 from tests.conftest import require_docker
 
 P48 = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from test_local_backend import hello, live_session_members, request
 
-from sandbox.backends import forkserver
-from sandbox.backends.base import SandboxDied, SandboxSpec
-from sandbox.backends.local import LocalBackend, LocalSandbox
+from sandbox.host.backends import forkserver
+from sandbox.host.backends.base import SandboxDied, SandboxSpec
+from sandbox.host.backends.local import LocalBackend, LocalSandbox
 from sandbox.runner import framing, wire, wire_decode
 
 

@@ -10,9 +10,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sandbox.backends.base import Sandbox, SandboxExit
 from sandbox.grader.contracts import Verdict
 from sandbox.grader.session import Fault, Session
+from sandbox.host.backends.base import Sandbox, SandboxExit
 from sandbox.runner import framing
 
 

@@ -113,8 +113,8 @@ def test_the_baseline_sandbox_is_always_removed_also_when_the_judging_faults(
 ) -> None:
     """Two sandboxes per Submit: the student's and the baseline's own; both are closed when
     the student's code ends the judging early, and when the baseline's fails to start."""
-    from sandbox.backends.base import Backend, SandboxSpec, get_backend
     from sandbox.grader.entry import judge
+    from sandbox.host.backends.base import Backend, SandboxSpec, get_backend
     from tests.sandbox.conftest import KERNELS_ROOT
 
     started: list[object] = []
@@ -429,8 +429,8 @@ def test_a_longer_gap_is_charged_to_a_slow_submission_and_rejected_for_a_fast_on
 
 
 def test_a_crash_is_named_by_its_signal_from_a_process_and_from_a_container() -> None:
-    from sandbox.backends.base import SandboxDied, SandboxExit
     from sandbox.grader.session import died_fault
+    from sandbox.host.backends.base import SandboxDied, SandboxExit
 
     def message(code: int) -> str:
         exit = SandboxExit(code, oom_killed=False, killed_by_us=False, output_tail="",

@@ -1,4 +1,4 @@
-"""The trusted keeper (sandbox/backends/kept.py): the baseline's sandbox kept between Submits.
+"""The trusted keeper (sandbox/host/backends/kept.py): the baseline's sandbox kept between Submits.
 
 A fake sandbox stands in for the runner here (it answers frames like one); the real path is
 covered by the docker tests of the worker path (tests/sandbox/test_kept_docker.py)."""
@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from sandbox.backends.base import Sandbox, SandboxDied, SandboxExit, SandboxSpec
-from sandbox.backends.kept import KeptSandbox, TrustedKeeper
+from sandbox.host.backends.base import Sandbox, SandboxDied, SandboxExit, SandboxSpec
+from sandbox.host.backends.kept import KeptSandbox, TrustedKeeper
 from sandbox.runner import framing
 
 

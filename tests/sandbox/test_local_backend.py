@@ -11,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.backends.base import RUNNER_ENV, Backend, FrameTooLarge, SandboxSpec, SandboxTimeout
-from sandbox.backends.local import LocalSandbox
+from sandbox.host.backends.base import (
+    RUNNER_ENV,
+    Backend,
+    FrameTooLarge,
+    SandboxSpec,
+    SandboxTimeout,
+)
+from sandbox.host.backends.local import LocalSandbox
 from sandbox.runner import framing
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +39,7 @@ def request(
 
 
 def test_the_host_side_never_imports_torch() -> None:
-    code = "import sys, sandbox.backends.local, sandbox.backends; assert 'torch' not in sys.modules"
+    code = "import sys, sandbox.host.backends.local, sandbox.host.backends; assert 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)
 
 

@@ -9,9 +9,9 @@ import resource
 
 import pytest
 
-from sandbox.backends import local
-from sandbox.backends.base import SandboxSpec
-from sandbox.backends.local import LocalBackend, rlimits_for, rss_cap_bytes
+from sandbox.host.backends import local
+from sandbox.host.backends.base import SandboxSpec
+from sandbox.host.backends.local import LocalBackend, rlimits_for, rss_cap_bytes
 
 
 def test_a_gpu_spec_gets_no_address_space_limit_but_a_resident_memory_cap() -> None:

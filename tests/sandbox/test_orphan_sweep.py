@@ -12,7 +12,7 @@ import pytest
 from django.test import override_settings
 
 from judge_site.submissions import engine
-from sandbox.backends.base import Backend, Sandbox, SandboxSpec
+from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec
 from tests.conftest import require_docker
 
 BASE_IMAGE = "tensor-judge-base:bookworm"
@@ -60,7 +60,7 @@ def test_a_real_orphan_is_removed_and_a_live_sandbox_kept() -> None:
     require_docker()
     import docker
 
-    from sandbox.backends.docker import LABEL, LABEL_CREATED
+    from sandbox.host.backends.docker import LABEL, LABEL_CREATED
 
     client = docker.from_env()
     try:
@@ -113,7 +113,7 @@ def test_the_default_orphan_age_outlasts_a_warm_sandboxs_idle_time_and_a_judging
 
     from django.conf import settings
 
-    from sandbox.backends.docker import DockerBackend
+    from sandbox.host.backends.docker import DockerBackend
 
     idle_s = inspect.signature(DockerBackend.__init__).parameters["pool_max_idle_s"].default
     assert settings.JUDGE_ORPHAN_AGE_S >= settings.CELERY_TASK_TIME_LIMIT + idle_s + 60

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from sandbox.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
-from sandbox.backends.cpu_sets import TimingLock, cpuset_for_process, parse_cpu_list
-from sandbox.phases import TimedBackend, op_of, wait_for_closes
+from sandbox.host.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
+from sandbox.host.backends.cpu_sets import TimingLock, cpuset_for_process, parse_cpu_list
+from sandbox.host.phases import TimedBackend, op_of, wait_for_closes
 from sandbox.runner import framing
 
 # ------------------------------------------------------------------ CPU sets and the lock
@@ -57,7 +57,7 @@ def test_one_timed_phase_per_cpu_set(tmp_path: Any) -> None:
 
 
 def test_cpu_pressure_is_read_from_psi(tmp_path: Any) -> None:
-    from sandbox.backends.cpu_sets import cpu_stall_us
+    from sandbox.host.backends.cpu_sets import cpu_stall_us
 
     psi = tmp_path / "cpu"
     psi.write_text(
@@ -241,9 +241,9 @@ class FakeDockerBox:
 
 @pytest.fixture
 def pool(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    import sandbox.backends.docker as docker_backend
-    from sandbox.backends import docker_pool
-    from sandbox.backends.docker_pool import WarmPool
+    import sandbox.host.backends.docker as docker_backend
+    from sandbox.host.backends import docker_pool
+    from sandbox.host.backends.docker_pool import WarmPool
 
     FakeDockerBox.made = []
     monkeypatch.setattr(docker_backend, "DockerSandbox", FakeDockerBox)
@@ -329,7 +329,7 @@ def test_without_a_freezer_the_timing_waits_for_an_import_or_drops_it(
 def test_a_refill_starts_the_next_sandbox_once_the_last_one_has_imported(
     pool: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sandbox.backends import docker_pool
+    from sandbox.host.backends import docker_pool
 
     monkeypatch.setattr(docker_pool, "IMPORT_WAIT_S", 30.0)
     monkeypatch.setattr(docker_pool, "IMPORT_OVERLAP_S", 30.0)
@@ -352,7 +352,7 @@ def test_a_sandbox_handed_out_mid_import_holds_back_the_next_import(
 ) -> None:
     """In a burst every sandbox is taken while it imports: the refill still starts the next one
     only once the taken one has been heard from (or has imported for IMPORT_OVERLAP_S)."""
-    from sandbox.backends import docker_pool
+    from sandbox.host.backends import docker_pool
 
     monkeypatch.setattr(docker_pool, "IMPORT_WAIT_S", 30.0)
     monkeypatch.setattr(docker_pool, "IMPORT_OVERLAP_S", 30.0)
@@ -385,7 +385,7 @@ def test_a_sandbox_runs_on_its_worker_process_cpu_set_and_can_be_frozen() -> Non
     from tests.conftest import require_docker
 
     require_docker()
-    from sandbox.backends.base import get_backend
+    from sandbox.host.backends.base import get_backend
 
     backend = get_backend("docker", cpuset="0")
     with backend.start(SandboxSpec(labels={"tensor-judge.test": "cpuset"})) as box:
@@ -426,7 +426,7 @@ def test_a_judging_through_the_engine_records_its_phases(settings: Any) -> None:
 def test_the_pressure_meter_gives_the_share_of_its_time_some_task_waited(tmp_path: Any) -> None:
     import time
 
-    from sandbox.backends.cpu_sets import PressureMeter
+    from sandbox.host.backends.cpu_sets import PressureMeter
 
     psi = tmp_path / "cpu"
     psi.write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000\n")
@@ -457,7 +457,7 @@ def _psi(path: Any, total_us: int) -> None:
 
 
 def test_the_timing_pressure_is_the_timed_sandboxes_own_not_the_hosts(tmp_path: Any) -> None:
-    from sandbox.backends.cpu_sets import PressureMeter
+    from sandbox.host.backends.cpu_sets import PressureMeter
 
     psi = tmp_path / "cpu"
     _psi(psi, 1_000_000)
@@ -474,7 +474,7 @@ def test_the_timing_pressure_is_the_timed_sandboxes_own_not_the_hosts(tmp_path: 
 
 
 def test_the_host_pressure_stands_in_where_a_sandboxs_own_is_unknown(tmp_path: Any) -> None:
-    from sandbox.backends.cpu_sets import PressureMeter
+    from sandbox.host.backends.cpu_sets import PressureMeter
 
     psi = tmp_path / "cpu"
     _psi(psi, 0)
@@ -488,7 +488,7 @@ def test_the_host_pressure_stands_in_where_a_sandboxs_own_is_unknown(tmp_path: A
 
 
 def test_a_sandbox_seen_after_the_timing_began_counts_from_its_first_reading(tmp_path: Any) -> None:
-    from sandbox.backends.cpu_sets import PressureMeter
+    from sandbox.host.backends.cpu_sets import PressureMeter
 
     psi = tmp_path / "cpu"
     _psi(psi, 0)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.backends.local import LocalBackend
 from sandbox.grader.contracts import Mode, TestResult, Verdict
 from sandbox.grader.entry import judge  # the kinds registered, as every caller has them
 from sandbox.grader.package import ProblemPackage, load_package
+from sandbox.host.backends.local import LocalBackend
 from sandbox.practice import folder as practice_folder
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "practice" / "toy-running-stats"

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from sandbox.backends.base import Backend, SandboxSpec
 from sandbox.bench.timing import (
     QUIET_ROUNDS,
     QUIET_WARMUP_ROUNDS,
@@ -34,6 +33,7 @@ from sandbox.bench.trust import (
 )
 from sandbox.grader.contracts import Trust
 from sandbox.grader.package import BenchShape
+from sandbox.host.backends.base import Backend, SandboxSpec
 
 
 def series(times_ms: list[float]) -> Series:

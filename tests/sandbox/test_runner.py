@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import torch
 
-from sandbox.backends.base import Backend, SandboxSpec
-from sandbox.backends.local import LocalSandbox
+from sandbox.host.backends.base import Backend, SandboxSpec
+from sandbox.host.backends.local import LocalSandbox
 from sandbox.runner import calls, digests, framing, wire, wire_decode
 from sandbox.runner import inputs as bench_inputs
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS, JudgeResult, Mode, Verdict
 from sandbox.grader.package import ProblemPackage
+from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.runner.framing import decode_frame
 from tests.sandbox.conftest import TOY_DIR
 
@@ -138,8 +138,8 @@ def test_a_scratch_run_through_the_confined_grader_keeps_its_script_and_output(
 ) -> None:
     """The Docker backend's path: the grader process gets the script in its job and sends the
     output back (local subprocesses here, as in tests/sandbox/test_confined.py)."""
-    from sandbox.backends.base import get_backend
-    from sandbox.confined import GRADER_COMMAND, ConfinedGraders
+    from sandbox.host.backends.base import get_backend
+    from sandbox.host.confined import GRADER_COMMAND, ConfinedGraders
 
     runner = get_backend("local", command=GRADER_COMMAND)
     spec = SandboxSpec(memory_mib=3072, pids=256, tmpfs_mib=256, wall_time_s=600)

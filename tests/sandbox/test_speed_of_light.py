@@ -8,10 +8,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from sandbox.backends.base import Backend
 from sandbox.grader.contracts import JudgeResult, Mode, Trust, Verdict
 from sandbox.grader.cost import CostModel
 from sandbox.grader.package import ProblemPackage
+from sandbox.host.backends.base import Backend
 
 SHAPE_KEYS = {
     "name", "submission_ms", "baseline_ms", "speedup", "sol_ms", "sol_fraction", "bound",

@@ -53,10 +53,10 @@ TOY_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-t
 def hidden_failure() -> Any:
     """A real local judging (the real grader, the local backend) of the toy's solution that
     fails only its hidden test ``large``: the complete result, as the worker stores it."""
-    from sandbox.backends.base import get_backend
     from sandbox.grader.contracts import Mode
     from sandbox.grader.entry import judge
     from sandbox.grader.package import load_package
+    from sandbox.host.backends.base import get_backend
 
     source = (TOY_DIR / "solutions" / "WA" / "hidden_only.py").read_text()
     result = judge(load_package(TOY_DIR), source, mode=Mode.SUBMIT, backend=get_backend("local"),

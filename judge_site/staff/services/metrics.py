@@ -1,6 +1,6 @@
 """/metrics through prometheus-client: the dashboard's gauges, counters of judgings by verdict,
 mode and queue, of timing trust outcomes, and histograms of the queue wait, the judging time
-and each phase of a judging (sandbox/phases.py and the site's own).
+and each phase of a judging (sandbox/host/phases.py and the site's own).
 
 Where the figures come from: the judgings are recorded by workers on other hosts, so there is
 no one process whose in-memory counters could be scraped (prometheus-client's multiprocess
@@ -41,7 +41,7 @@ from prometheus_client.registry import Collector
 
 from judge_site.staff.services.ops import OpsFigures, ops_figures
 from judge_site.submissions.models import Status, Submission
-from sandbox.phases import PHASES
+from sandbox.host.phases import PHASES
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # Bucket bounds in seconds: a Run answers in a fraction of a second, a Submit with its

@@ -26,7 +26,6 @@ from typing import Any
 
 import torch
 
-from sandbox.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.bench.peak import CACHE as PEAKS
 from sandbox.bench.peak import PROBE, Peak, machine_peak, with_probe
 from sandbox.grader.compare import compare
@@ -50,6 +49,7 @@ from sandbox.grader.session import (
     clamped,
     well_formed,
 )
+from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.problem import Case
 from sandbox.runner import calls
 

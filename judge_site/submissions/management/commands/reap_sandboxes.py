@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from sandbox.backends.base import get_backend
+from sandbox.host.backends.base import get_backend
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@
 ``ConfinedGraders.check`` that of ``sandbox.grader.check.check_package``; neither executes a line of
 the package here. They hand the job to a grader process of the package's trust domain (kept
 between judgings, retired by age), serve its sandbox requests with the real backend
-(sandbox/relay.py: labels, GPU and the count of sandboxes are ours), pass its progress on, and
+(sandbox/grader/relay.py: labels, GPU and the count of sandboxes are ours), pass its progress on, and
 close every sandbox of the job at its end. A grader process that dies, hangs or answers
 nonsense ends the job as IE (ours, never the student's fault) and is replaced.
 
@@ -24,10 +24,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sandbox.backends.base import Backend, Sandbox, SandboxError, SandboxTimeout
 from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.grader.package import PackageError, ProblemPackage
-from sandbox.relay import Bounds, BoxService
+from sandbox.host.backends.base import Backend, Sandbox, SandboxError, SandboxTimeout
+from sandbox.host.relay_service import Bounds, BoxService
 from sandbox.runner import framing
 
 log = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from typing import Any, Protocol
 from docker.errors import APIError, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
-from sandbox.backends.attach import AttachStream, FrameOverLimit
-from sandbox.backends.base import (
+from sandbox.host.backends.attach import AttachStream, FrameOverLimit
+from sandbox.host.backends.base import (
     RUNNER_ENV,
     FrameTooLarge,
     Sandbox,
@@ -34,11 +34,11 @@ from sandbox.backends.base import (
     SandboxSpec,
     SandboxTimeout,
 )
-from sandbox.backends.cgroup_cpu import CgroupCpu
-from sandbox.backends.gpu_lock import GpuLock
+from sandbox.host.backends.cgroup_cpu import CgroupCpu
+from sandbox.host.backends.gpu_lock import GpuLock
 from sandbox.runner.framing import FrameError
 
-log = logging.getLogger("sandbox.backends.docker")
+log = logging.getLogger("sandbox.host.backends.docker")
 
 LABEL = "tensor-judge.sandbox"
 LABEL_CREATED = "tensor-judge.created"
@@ -258,7 +258,7 @@ class DockerSandbox(Sandbox):
 
     def cpu_ns(self) -> int | None:
         """The container's CPU time (its cgroup's file under the backend's ``cgroup_root``,
-        sandbox/backends/cgroup_cpu.py), or None where that is not readable."""
+        sandbox/host/backends/cgroup_cpu.py), or None where that is not readable."""
         return self._from_cgroup(CgroupCpu.usage_ns)
 
     def cpu_stall_us(self) -> int | None:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from sandbox.backends.gpu_lock import HostLock
+from sandbox.host.backends.gpu_lock import HostLock
 
 # A timing during which its sandboxes waited for a CPU, in all, more than this share of its
 # time (their cgroups' PSI, ``PressureMeter``; the host's PSI where the kernel keeps none per

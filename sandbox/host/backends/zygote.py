@@ -1,7 +1,7 @@
 """The local backend's fork server: one interpreter that has imported torch and the runner's
 modules forks a fresh runner per sandbox, instead of every sandbox importing torch again.
 
-Run as ``python -I zygote.py CONTROL_FD`` by sandbox/backends/forkserver.py, never
+Run as ``python -I zygote.py CONTROL_FD`` by sandbox/host/backends/forkserver.py, never
 inside an image. It executes no student code itself and never touches a tensor (so torch's
 thread pools and CUDA are not initialized when it forks: a forked child starts as clean as a
 fresh ``python -I -m sandbox.runner`` after its imports). It imports the runner's package

@@ -25,7 +25,13 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 
-from sandbox.backends.base import Sandbox, SandboxError, SandboxExit, SandboxSpec, SandboxTimeout
+from sandbox.host.backends.base import (
+    Sandbox,
+    SandboxError,
+    SandboxExit,
+    SandboxSpec,
+    SandboxTimeout,
+)
 from sandbox.runner import framing
 
 _GOODBYE = framing.encode_frame({"ok": True})

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from sandbox.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
+from sandbox.host.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
 from sandbox.runner import framing
 
 PHASE_OF_OP = {"load": "load", "baselines": "load", "call": "tests", "script": "tests",

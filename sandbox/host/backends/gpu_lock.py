@@ -1,5 +1,5 @@
 """Host-wide advisory locks (``flock`` on a file in a shared folder): one per GPU, so never two
-sandboxes (so never two timed jobs) on one GPU; sandbox/backends/cpu_sets.py uses the same lock
+sandboxes (so never two timed jobs) on one GPU; sandbox/host/backends/cpu_sets.py uses the same lock
 for a CPU set's timed phases."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import os
 import re
 import time
 
-from sandbox.backends.base import SandboxError
+from sandbox.host.backends.base import SandboxError
 
 
 class HostLock:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandbox.backends.cpu_sets import cpu_stall_us
+from sandbox.host.backends.cpu_sets import cpu_stall_us
 
 DEFAULT_ROOT = "/sys/fs/cgroup"
 

@@ -16,11 +16,11 @@ from typing import Any
 import docker
 from docker.errors import APIError, DockerException, NotFound
 
-from sandbox.backends.base import Backend, Sandbox, SandboxSpec, register
-from sandbox.backends.cgroup_cpu import DEFAULT_ROOT as CGROUP_ROOT
-from sandbox.backends.docker_pool import POOL_MAX_IDLE_S, WarmPool, pool_key
-from sandbox.backends.docker_sandbox import LABEL, LABEL_CREATED, DockerSandbox
-from sandbox.backends.kept import TrustedKeeper
+from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec, register
+from sandbox.host.backends.cgroup_cpu import DEFAULT_ROOT as CGROUP_ROOT
+from sandbox.host.backends.docker_pool import POOL_MAX_IDLE_S, WarmPool, pool_key
+from sandbox.host.backends.docker_sandbox import LABEL, LABEL_CREATED, DockerSandbox
+from sandbox.host.backends.kept import TrustedKeeper
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +50,10 @@ class DockerBackend(Backend):
     client; default ``docker.from_env()``, i.e. DOCKER_HOST or the local socket),
     ``gpu_lock_dir``/``gpu_wait_s`` (where the per-GPU locks live, how long to wait for one),
     ``pool_size``/``pool_max_idle_s`` (a warm pool of pre-started CPU sandboxes, see
-    sandbox/backends/docker_pool.py; 0 = none; worth it only for a long-lived backend),
+    sandbox/host/backends/docker_pool.py; 0 = none; worth it only for a long-lived backend),
     ``cpuset`` (the CPUs of every sandbox whose spec names none: a worker process's own set,
-    sandbox/backends/cpu_sets.py; None = any), ``cgroup_root`` (where the host's cgroup file
-    system is seen, to read a sandbox's CPU time: sandbox/backends/cgroup_cpu.py; None = not)."""
+    sandbox/host/backends/cpu_sets.py; None = any), ``cgroup_root`` (where the host's cgroup file
+    system is seen, to read a sandbox's CPU time: sandbox/host/backends/cgroup_cpu.py; None = not)."""
 
     name = "docker"
 

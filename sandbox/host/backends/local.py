@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import IO
 
-from sandbox.backends import forkserver
-from sandbox.backends.base import (
+from sandbox.host.backends import forkserver
+from sandbox.host.backends.base import (
     RUNNER_ENV,
     Backend,
     FrameTooLarge,

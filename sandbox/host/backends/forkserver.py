@@ -1,4 +1,4 @@
-"""The parent's side of the local backend's fork server (sandbox/backends/zygote.py).
+"""The parent's side of the local backend's fork server (sandbox/host/backends/zygote.py).
 
 A runner started fresh spends about 2 CPU-seconds importing torch before its first request;
 the offline CLI, package authoring and the test suite start thousands. ``spawn`` instead asks a

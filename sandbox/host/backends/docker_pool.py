@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from sandbox.backends.base import SandboxSpec
+from sandbox.host.backends.base import SandboxSpec
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def pool_key(spec: SandboxSpec) -> tuple[int, int, int, int, int, str | None]:
 
 
 class PooledBox(Protocol):
-    """What the pool needs of a sandbox it keeps (sandbox/backends/docker.py's DockerSandbox)."""
+    """What the pool needs of a sandbox it keeps (sandbox/host/backends/docker.py's DockerSandbox)."""
 
     @property
     def spec(self) -> SandboxSpec: ...

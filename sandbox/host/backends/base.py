@@ -31,15 +31,15 @@ class SandboxSpec:
     wall_time_s: float = 300.0  # hard kill from outside, whatever the grader does
     gpu_id: str | None = None  # one GPU by UUID/index, or None for CPU only
     # CPUs the sandbox may run on ("0", "2-3"; Docker's --cpuset-cpus), None: the backend's own
-    # (a worker process's CPU set, see sandbox/backends/cpu_sets.py) or any.
+    # (a worker process's CPU set, see sandbox/host/backends/cpu_sets.py) or any.
     cpuset: str | None = None
     # The GPU's host-wide lock is already held by this judging's other sandbox (the
     # baseline's, driven in alternation with the student's by one grader): do not wait for it.
     gpu_lock_held: bool = False
     labels: dict[str, str] = field(default_factory=dict)  # e.g. {"judge.submission": "42"}
-    # Whose code drives it, set by the launcher (sandbox/relay.py): "catalog", "version:<hash>",
+    # Whose code drives it, set by the launcher (sandbox/grader/relay.py): "catalog", "version:<hash>",
     # None in a grader that runs in this process. A sandbox kept between judgings
-    # (sandbox/backends/kept.py) is only ever handed to a judging of the same domain.
+    # (sandbox/host/backends/kept.py) is only ever handed to a judging of the same domain.
     trust_domain: str | None = None
 
 
@@ -116,7 +116,7 @@ class Sandbox(abc.ABC):
         """How long, in us so far, some process of the sandbox was ready to run and waited for
         a CPU, as the kernel counts it (its cgroup's CPU pressure, PSI "some"), or None where
         the backend cannot tell. The benchmark reads it around a shape's timing: a timed
-        sandbox that waited is a contended timing (sandbox/backends/cpu_sets.py,
+        sandbox that waited is a contended timing (sandbox/host/backends/cpu_sets.py,
         ``PressureMeter``). Default: None."""
         return None
 
@@ -149,7 +149,7 @@ class Backend(abc.ABC):
     def start_trusted(self, spec: SandboxSpec) -> Sandbox:
         """A sandbox that will only ever run trusted code on the grader's inputs (the
         baseline's sibling): a long-lived backend may hand out one kept from an earlier
-        judging (sandbox/backends/kept.py). Default: a fresh one, as ``start``."""
+        judging (sandbox/host/backends/kept.py). Default: a fresh one, as ``start``."""
         return self.start(spec)
 
     def reap(self, older_than_s: float) -> int:
@@ -170,7 +170,7 @@ def register(cls: type[Backend]) -> type[Backend]:
 
 def get_backend(name: str, **options: object) -> Backend:
     """The backend registered under ``name`` ("local", "docker"), built with ``options``."""
-    import sandbox.backends  # noqa: F401  (registers the built-in backends)
+    import sandbox.host.backends  # noqa: F401  (registers the built-in backends)
 
     try:
         cls = _REGISTRY[name]
