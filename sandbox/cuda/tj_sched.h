@@ -314,7 +314,9 @@ T tj_shfl(int kind, const char* what, int line, unsigned mask, T v, int arg, int
   static_cast<unsigned>(::tj::warp_op(::tj::kBallot, m, 0, 0, 32, (p), "__ballot_sync()", __LINE__))
 #define __any_sync(m, p) (__ballot_sync(m, p) != 0u)
 #define __all_sync(m, p) (__ballot_sync(m, p) == ((m) & ::tj::lanes_alive_mask()))
-#define __syncwarp(...) ::tj::syncwarp(__LINE__ __VA_OPT__(, ) __VA_ARGS__)
+// A call object rather than __VA_OPT__ (C++20): `__syncwarp()` and `__syncwarp(mask)` both
+// compile under -std=c++17.
+#define __syncwarp(...) ::tj::SyncWarpAt{__LINE__}(__VA_ARGS__)
 
 namespace tj {
 TJ_CORE unsigned lanes_alive_mask() {
@@ -330,6 +332,10 @@ TJ_CORE unsigned lanes_alive_mask() {
 TJ_CORE void syncwarp(int line, unsigned mask = 0xffffffffu) {
   warp_op(kSyncWarp, mask, 0, 0, 32, 0, "__syncwarp()", line);
 }
+struct SyncWarpAt {
+  int line;
+  void operator()(unsigned mask = 0xffffffffu) const { syncwarp(line, mask); }
+};
 }  // namespace tj
 
 inline unsigned __activemask() { return ::tj::lanes_alive_mask(); }
