@@ -199,7 +199,7 @@ def problem_list(
 
     ``status`` filters by the user's marks (solved, tried = attempted but not solved, todo).
     """
-    # Marks from the aggregates (judge_site/submissions/stats.py): a row per problem tried.
+    # Marks from the aggregates (judge_site/submissions/aggregates.py): a row per problem tried.
     solved: set[int] = set()
     tried: set[int] = set()
     if getattr(user, "is_authenticated", False):

@@ -149,12 +149,12 @@ def fields_from_result(result: JudgeResult, fallback_version: str = "") -> dict[
     return fields
 
 
-# ---- Aggregates, kept up to date as verdicts land (judge_site/submissions/stats.py) ----------
+# ---- Aggregates, kept up to date as verdicts land (judge_site/submissions/aggregates.py) ----------
 #
 # Every page a student or the public sees reads these instead of scanning the submissions, so
-# its cost does not grow with the history. stats.stats_refresh_pairs recomputes a (user,
+# its cost does not grow with the history. aggregates.stats_refresh_pairs recomputes a (user,
 # problem) row from that pair's submissions and applies the difference to the per-problem and
-# per-user counters, in the transaction that wrote the verdict; stats.stats_reconcile recomputes
+# per-user counters, in the transaction that wrote the verdict; aggregates.stats_reconcile recomputes
 # everything (a periodic task) and repairs what differs.
 
 
@@ -225,7 +225,7 @@ class BestResult(models.Model):
 
 
 class ProblemStats(models.Model):
-    """Counters of one problem: the sums of its BestResult rows, kept by stats.py."""
+    """Counters of one problem: the sums of its BestResult rows, kept by aggregates.py."""
 
     problem = models.OneToOneField(
         Problem, primary_key=True, on_delete=models.CASCADE, related_name="stats"

@@ -325,7 +325,7 @@ def cached(key: str, compute: Callable[[], T]) -> T:
 
 def _board(problem: Problem) -> QuerySet[BestResult]:
     """The rows of a problem's board: users with an accepted Submit whose best is not a
-    rejected timing (a rejected timing ranks nowhere: stats.pair_state keeps such a row only
+    rejected timing (a rejected timing ranks nowhere: aggregates.pair_state keeps such a row only
     while the user has no believed one; its stored speedup, if an old result had one, is
     never read)."""
     return BestResult.objects.filter(problem=problem, accepted__gt=0).exclude(

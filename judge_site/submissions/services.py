@@ -31,7 +31,7 @@ from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.core import gates
 from judge_site.core.queueing import enqueue
-from judge_site.submissions import scratch, signals, stats
+from judge_site.submissions import aggregates, scratch, signals
 from judge_site.submissions.models import (
     Mode,
     Status,
@@ -156,7 +156,7 @@ def submission_create(
             client_ip=address,
         )
         if mode != Mode.SCRATCH:  # a scratch run counts for nothing, "tried" included
-            stats.stats_refresh_pair(user.pk, problem.pk)  # the problem is "tried" from now on
+            aggregates.stats_refresh_pair(user.pk, problem.pk)  # the problem is "tried" from now on
         queue = queue_for(problem)
         sid = submission.pk
         transaction.on_commit(lambda: _enqueue(sid, queue))
@@ -477,11 +477,11 @@ def _with_phases(environment: dict[str, Any], site: dict[str, float]) -> dict[st
 
 def _finish(guard: Any, submission: Submission, **fields: Any) -> int:
     """The final verdict: one conditional UPDATE (``guard``, the claim) and, in the same
-    transaction, the aggregates of the submission's (user, problem) (stats.py)."""
+    transaction, the aggregates of the submission's (user, problem) (aggregates.py)."""
     with transaction.atomic():
         finished = guard.update(**fields)
         if finished:
-            stats.stats_refresh_pair(submission.user_id, submission.problem_id)
+            aggregates.stats_refresh_pair(submission.user_id, submission.problem_id)
             signals.verdict_written.send(sender=Submission, submission=submission)
     return finished
 

@@ -1,5 +1,5 @@
 """Deletions the services never see (a user deleted with their submissions, a row deleted in
-the admin) keep the aggregates right too (stats.py).
+the admin) keep the aggregates right too (aggregates.py).
 
 Signals, because a cascade is the only place that knows what it deletes: a user's rows leave
 the counters before the user goes, and each deleted submission's pair is recomputed."""
@@ -10,7 +10,7 @@ from typing import Any
 
 from django.dispatch import Signal
 
-from judge_site.submissions import stats
+from judge_site.submissions import aggregates
 from judge_site.submissions.models import Submission
 
 # Sent in the transaction that writes a judging's final verdict (services._finish), with
@@ -20,9 +20,9 @@ verdict_written = Signal()
 
 
 def user_deleting(sender: Any, instance: Any, **_: Any) -> None:
-    stats.stats_forget_user(instance.pk)
+    aggregates.stats_forget_user(instance.pk)
 
 
 def submission_deleted(sender: Any, instance: Submission, **_: Any) -> None:
-    if not stats.stats_is_muted():
-        stats.stats_refresh_pair(instance.user_id, instance.problem_id)
+    if not aggregates.stats_is_muted():
+        aggregates.stats_refresh_pair(instance.user_id, instance.problem_id)

@@ -48,10 +48,10 @@ def reap_stuck() -> dict[str, int]:
 @shared_task(acks_late=True, ignore_result=True, name="submissions.reconcile_stats")
 def reconcile_stats() -> dict[str, int]:
     """Every JUDGE_STATS_RECONCILE_EVERY_S, on the maintenance queue: the aggregates
-    recomputed from the submissions, what differs repaired (stats.stats_reconcile)."""
-    from judge_site.submissions import stats
+    recomputed from the submissions, what differs repaired (aggregates.stats_reconcile)."""
+    from judge_site.submissions import aggregates
 
-    fixed = stats.stats_reconcile()
+    fixed = aggregates.stats_reconcile()
     return {"pairs": fixed.pairs, "problems": fixed.problems, "users": fixed.users}
 
 

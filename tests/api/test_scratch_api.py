@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from judge_cast import token_for
 
-from judge_site.submissions import selectors, services, stats
+from judge_site.submissions import aggregates, selectors, services
 from judge_site.submissions.models import BestResult, ProblemStats, Submission, UserStats
 from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS
 
@@ -65,7 +65,7 @@ def test_a_scratch_run_prints_a_tensor_with_no_verdict_and_counts_nowhere(
     assert [t["name"] for t in data["tests"]] == ["script"] and data["benchmark"] is None
     # Nowhere: no standing, no counter, no history row, not the judging the page resumes;
     # and a full reconcile (the periodic task) does not add them either.
-    stats.stats_reconcile()
+    aggregates.stats_reconcile()
     assert not BestResult.objects.filter(user=alice).exists()
     assert not UserStats.objects.filter(user=alice, tried__gt=0).exists()
     assert not ProblemStats.objects.filter(problem=toy, tried__gt=0).exists()

@@ -18,7 +18,7 @@ from judge_cast import make_problem, token_for
 
 from judge_site.staff.models import RejudgeItem
 from judge_site.staff.services.rejudge import rejudge_item_judge, rejudge_start
-from judge_site.submissions import selectors, services, stats, tasks
+from judge_site.submissions import aggregates, selectors, services, tasks
 from judge_site.submissions.models import (
     BestResult,
     ProblemStats,
@@ -41,7 +41,7 @@ def judged(user: Any, problem: Any, code: str = GOOD, mode: str = "submit") -> S
 
 
 def recomputed() -> tuple[dict, dict, dict]:
-    """The aggregates from the submissions, written plainly and apart from stats.py."""
+    """The aggregates from the submissions, written plainly and apart from aggregates.py."""
     pairs: dict[tuple[int, int], dict[str, Any]] = {}
     for s in Submission.objects.order_by("created_at", "pk"):
         row = pairs.setdefault((s.user_id, s.problem_id), {
@@ -162,7 +162,7 @@ def test_reconcile_repairs_every_kind_of_drift_and_then_finds_nothing(
     UserStats.objects.filter(user=bob).delete()
     stats_row = BestResult.objects.get(user=bob)
     Submission.objects.filter(user=bob).update(verdict="AC")  # written behind the hook's back
-    fixed = stats.stats_reconcile()
+    fixed = aggregates.stats_reconcile()
     assert fixed.pairs == 2 and fixed.problems == 1 and fixed.users >= 1
     assert_consistent()
     assert tasks.reconcile_stats() == {"pairs": 0, "problems": 0, "users": 0}  # the periodic task
@@ -183,7 +183,7 @@ def test_a_cached_board_changes_with_the_event_and_pages(
     assert "bob" in page2 and "page 2 of 2" in page2
     Submission.objects.filter(user=bob).update(
         benchmark={"speedup": 9.0, "submission_ms": 1, "baseline_ms": 9})
-    stats.stats_refresh_pair(bob.pk, problem.pk)  # what a rejudge's write does
+    aggregates.stats_refresh_pair(bob.pk, problem.pk)  # what a rejudge's write does
     first = client.get("/problems/48/leaderboard/").content.decode()
     assert "bob" in first and "9.00×" in first
     overall = client.get("/leaderboard/?page=2").content.decode()

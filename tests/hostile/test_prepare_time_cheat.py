@@ -91,7 +91,7 @@ def test_the_cheat_ranks_nowhere_and_its_page_shows_no_figure(
     """Stored as a worker stores a result (services.submission_judge), beside an honest
     solver's: the board has the honest solver only, the API and the page no figure."""
     from judge_site.submissions import selectors, services
-    from judge_site.submissions.statistics import problem_statistics
+    from judge_site.submissions.problem_statistics import problem_statistics
 
     honest = JudgeResult(
         Verdict.AC,

@@ -163,7 +163,7 @@ def test_the_problem_pages_statistics_follow_a_faster_best_with_the_same_counts(
     assert "p = 1.5: 0%" in client.get("/problems/48/").content.decode()
     sub = Submission.objects.get(user=bob, problem=problem)
     Submission.objects.filter(pk=sub.pk).update(benchmark={**sub.benchmark, "speedup": 1.8})
-    from judge_site.submissions.stats import stats_refresh_pairs
+    from judge_site.submissions.aggregates import stats_refresh_pairs
 
     stats_refresh_pairs([(bob.pk, problem.pk)])  # what a rejudge's write does
     assert "p = 1.5: 100%" in client.get("/problems/48/").content.decode()

@@ -6,9 +6,9 @@ from __future__ import annotations
 from test_judge_pages import GOOD
 
 from judge_site.submissions import services
+from judge_site.submissions.aggregates import stats_refresh_pairs
 from judge_site.submissions.models import Status, Submission
-from judge_site.submissions.statistics import problem_statistics
-from judge_site.submissions.stats import stats_refresh_pairs
+from judge_site.submissions.problem_statistics import problem_statistics
 
 
 def judged(user, problem, verdict: str, speedup: float | None = None, trust: str = "verified") -> None:

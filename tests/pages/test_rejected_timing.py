@@ -8,8 +8,8 @@ from __future__ import annotations
 from test_judge_pages import GOOD, login
 
 from judge_site.submissions import roofline, selectors, services
+from judge_site.submissions.aggregates import stats_refresh_pairs
 from judge_site.submissions.models import BestResult, Status, Submission
-from judge_site.submissions.stats import stats_refresh_pairs
 from sandbox.grader.contracts import REJECTED_NEXT
 
 # As a result stored before the grader dropped a rejected timing's figures (issue 36's

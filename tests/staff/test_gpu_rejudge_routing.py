@@ -130,18 +130,18 @@ def test_a_cpu_result_never_replaces_a_gpu_timing(
 def test_a_pairs_best_compares_gpu_timings_with_gpu_timings_only(
     alice: Any, problem: Any,
 ) -> None:
-    from judge_site.submissions import stats
+    from judge_site.submissions import aggregates
 
     def row(pk: int, speedup: float, device: str) -> tuple[Any, ...]:
         return (pk, 1, 1, "submit", Status.DONE, "AC", f"2026-01-0{pk}", speedup, "verified",
                 None, device)
 
     interpreted, h200 = row(1, 9.0, "cpu"), row(2, 1.5, "cuda: NVIDIA H200")
-    assert stats.pair_state([interpreted]).best_speedup == 9.0  # no GPU timing: the CPU's
-    both = stats.pair_state([interpreted, h200])
+    assert aggregates.pair_state([interpreted]).best_speedup == 9.0  # no GPU timing: the CPU's
+    both = aggregates.pair_state([interpreted, h200])
     assert (both.best_speedup, both.best_submission_id, both.accepted) == (1.5, 2, 2)
     assert both.best_geomean == 1.5
     # Stored from the database: the device is one of the columns read.
     _done(alice, problem, H200)
-    (stored,) = Submission.objects.values_list(*stats._SUB_COLUMNS)
+    (stored,) = Submission.objects.values_list(*aggregates._SUB_COLUMNS)
     assert stored[-1] == "cuda: NVIDIA H200"

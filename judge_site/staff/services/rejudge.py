@@ -26,7 +26,7 @@ from judge_site.core.queueing import enqueue
 from judge_site.staff.models import Rejudge, RejudgeItem, RejudgeStatus
 from judge_site.staff.services.audit import audit_record
 from judge_site.staff.services.rejudge_notices import rejudge_notices_queue
-from judge_site.submissions import routing, stats
+from judge_site.submissions import aggregates, routing
 from judge_site.submissions import services as submission_services
 from judge_site.submissions.models import Mode, Status, Submission, fields_from_result
 from judge_site.submissions.routing import judged_on_gpu
@@ -130,7 +130,7 @@ def rejudge_item_judge(item_id: int) -> str:
         return "kept: GPU result"
     with transaction.atomic():
         if Submission.objects.filter(pk=sub.pk, status=Status.DONE).update(**fields):
-            stats.stats_refresh_pair(sub.user_id, sub.problem_id)  # the aggregates follow
+            aggregates.stats_refresh_pair(sub.user_id, sub.problem_id)  # the aggregates follow
         mine.update(
             status=RejudgeStatus.DONE, finished_at=timezone.now(),
             verdict_after=fields["verdict"], version_after=fields["problem_version"],

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from judge_site.submissions.stats import stats_reconcile
+from judge_site.submissions.aggregates import stats_reconcile
 
 
 class Command(BaseCommand):

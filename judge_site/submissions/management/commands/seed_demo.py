@@ -6,7 +6,7 @@
 The submissions are finished judgings of the published problems with a realistic mix (4 in 5
 Submit, 2 in 5 accepted, a benchmark with per-shape speedups on each accepted Submit), spread
 over the last 90 days. They are stored in bulk, then the aggregates are brought up to date by
-the code that keeps them for real judgings (stats.stats_refresh_pairs), batch by batch. Every
+the code that keeps them for real judgings (aggregates.stats_refresh_pairs), batch by batch. Every
 row is marked (Submission.synthetic, SyntheticUser): --remove deletes those and nothing else,
 and the aggregates follow.
 """
@@ -28,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from judge_site.catalog.models import Problem
-from judge_site.submissions import stats
+from judge_site.submissions import aggregates
 from judge_site.submissions.models import (
     Mode,
     Status,
@@ -186,7 +186,7 @@ def seed_batch(rng: random.Random, authors: list[int], problems: list[Problem]) 
         ))
     with _created_at_as_given():
         Submission.objects.bulk_create(rows, batch_size=1000)
-    stats.stats_refresh_pairs({(s.user_id, s.problem_id) for s in rows})
+    aggregates.stats_refresh_pairs({(s.user_id, s.problem_id) for s in rows})
 
 
 def remove_seeded() -> tuple[int, int]:
@@ -195,10 +195,10 @@ def remove_seeded() -> tuple[int, int]:
     with transaction.atomic():
         seeded = Submission.objects.filter(synthetic=True)
         pairs = set(seeded.values_list("user_id", "problem_id").distinct())
-        with stats.stats_muted():  # one refresh per pair below, not one per submission
+        with aggregates.stats_muted():  # one refresh per pair below, not one per submission
             _, deleted = seeded.only("user", "problem").delete()
         subs = deleted.get(Submission._meta.label, 0)
-        stats.stats_refresh_pairs(pairs)
+        aggregates.stats_refresh_pairs(pairs)
         ids = list(SyntheticUser.objects.values_list("user_id", flat=True))
         users = 0
         for start in range(0, len(ids), 500):

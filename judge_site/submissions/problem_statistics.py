@@ -5,7 +5,7 @@ speedups, over the users who submitted (Submit mode, judged).
 best accepted speedup is above ``p``, where the grader believed that timing (a best result
 whose timing was rejected counts as no speedup). The histogram counts each user's best once.
 Read from the aggregates kept with every verdict (``BestResult``, judge_site/submissions/
-stats.py): one row per user of the problem, so it is cached under the problem's counters
+aggregates.py): one row per user of the problem, so it is cached under the problem's counters
 (``ProblemStats``: its board generation, judged, accepted, solvers and tried), which every
 change of those rows moves; a page view reads one counter row, whatever the history.
 """
