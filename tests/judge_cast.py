@@ -1,7 +1,7 @@
 """The fixed cast and a fake engine shared by tests/api, tests/pages and tests/browser.
 
 alice and bob are students, charlie is staff holding every staff capability (an instructor
-in both role groups, judge_site/staff/roles.py). The fake engine implements the engine's
+in both role groups, judge_site/core/roles.py). The fake engine implements the engine's
 signature (``judge_source(package, source, mode, on_progress=None) -> JudgeResult``) and
 decides from the source text: it contains "WRONG" -> WA on the second test, "CRASH" -> the
 engine itself raises, anything else -> AC with a benchmark on Submit.
@@ -18,7 +18,7 @@ from django.contrib.auth.models import AbstractUser, Permission
 
 from judge_site.accounts.models import ApiToken
 from judge_site.catalog.models import Problem
-from judge_site.staff.roles import CAPABILITIES
+from judge_site.core.roles import CAPABILITIES
 from judge_site.submissions import services
 from sandbox.grader.contracts import BenchmarkResult, JudgeResult, TestResult, Verdict, WrongKind
 

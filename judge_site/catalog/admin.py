@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from judge_site.catalog.models import Problem
-from judge_site.staff.roles import PUBLISH, REJUDGE, can
+from judge_site.core.roles import PUBLISH, REJUDGE, can
 from judge_site.staff.selectors import problems_with_counts
 from judge_site.staff.services.packages import StaffError, current_version, problem_set_published
 from judge_site.staff.services.rejudge import rejudge_problem
@@ -42,7 +42,7 @@ class ProblemAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # unpublish instead: submissions keep their problem
 
-    # The actions ask for the same capability as the staff pages (judge_site/staff/roles.py).
+    # The actions ask for the same capability as the staff pages (judge_site/core/roles.py).
     def has_publish_permission(self, request: HttpRequest) -> bool:
         return can(request.user, PUBLISH)
 

@@ -1,13 +1,12 @@
 """The JSON shapes of the API (OpenAPI 3.1 schema objects, i.e. JSON Schema 2020-12), used by
-judge_site/core/openapi.py. Enumerations come from the models, so a new mode or verdict shows
-here by itself."""
+judge_site/core/openapi.py. Enumerations come from judge_site/core/choices.py (what the models
+store), so a new mode or verdict shows here by itself."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from judge_site.courses.models import ExamKind, InvitationStatus, Role
-from judge_site.submissions.models import Mode, Status, VerdictChoice
+from judge_site.core.choices import ExamKind, InvitationStatus, Mode, Role, Status, VerdictChoice
 
 Schema = dict[str, Any]
 

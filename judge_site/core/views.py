@@ -1,9 +1,8 @@
-"""Site-wide views: the health endpoint and a placeholder home page."""
+"""Site-wide views: the health endpoint (the front page is the catalog's problem list)."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -26,7 +25,3 @@ def healthz(request: HttpRequest) -> JsonResponse:
         body.update(checks)
     return JsonResponse(body, status=200 if healthy else 503)
 
-
-def home(request: HttpRequest) -> HttpResponse:
-    """Placeholder front page, used only while the catalog app has no "problem_list" URL."""
-    return render(request, "core/home.html")

@@ -18,6 +18,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from judge_site.catalog.models import Problem
+from judge_site.core.choices import ExamKind, InvitationStatus, Role
 
 # No 0/O/1/I/L: a code read aloud in a lecture or copied from a slide survives.
 JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -43,11 +44,6 @@ class Course(models.Model):
 
     def __str__(self) -> str:
         return self.title
-
-
-class Role(models.TextChoices):
-    INSTRUCTOR = "instructor"
-    STUDENT = "student"
 
 
 class Membership(models.Model):
@@ -162,12 +158,6 @@ class Extension(models.Model):
         return f"{self.user} until {self.due_at:%Y-%m-%d %H:%M} ({self.assignment_id})"
 
 
-class InvitationStatus(models.TextChoices):
-    PENDING = "pending"
-    ACCEPTED = "accepted"
-    DECLINED = "declined"
-
-
 class Invitation(models.Model):
     """One row of an instructor's roster: the course invites whoever holds ``address`` (an
     account's username, or its e-mail address when the value has an @), lower-cased.
@@ -206,11 +196,6 @@ class Invitation(models.Model):
     @property
     def by_email(self) -> bool:
         return "@" in self.address
-
-
-class ExamKind(models.TextChoices):
-    EXAM = "exam"
-    CONTEST = "contest"
 
 
 class Exam(models.Model):

@@ -15,11 +15,11 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from judge_site.core.roles import READ_SUBMISSIONS, can
 from judge_site.courses import grading, selectors
 from judge_site.courses.models import Assignment, AssignmentProblem, Extension, Role
 from judge_site.similarity.compare import Entry, ProblemInput
 from judge_site.similarity.models import SimilarityPair, SimilarityRun
-from judge_site.staff.roles import READ_SUBMISSIONS, can
 from judge_site.submissions.models import Submission, VerdictChoice
 
 

@@ -134,7 +134,7 @@ class AuditEntry(models.Model):
 
 class StaffCapability(models.Model):
     """No table: the holder of the staff pages' permissions, one per capability. Which page
-    needs which, and the groups that bundle them, are in judge_site/staff/roles.py."""
+    needs which, and the groups that bundle them, are in judge_site/core/roles.py."""
 
     class Meta:
         managed = False

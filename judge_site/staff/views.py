@@ -1,6 +1,6 @@
 """Staff pages beside the admin: upload and check a package, a problem's package, rejudges,
 a submission in full, the operations dashboard and /metrics. Thin: services change state.
-Every page asks for a capability (judge_site/staff/roles.py): 403 for staff without it."""
+Every page asks for a capability (judge_site/core/roles.py): 403 for staff without it."""
 
 from __future__ import annotations
 
@@ -18,9 +18,7 @@ from judge_site.accounts.tokens import user_for_key
 from judge_site.catalog.models import Problem
 from judge_site.catalog.zips import MAX_ZIP_BYTES
 from judge_site.core.middleware import private
-from judge_site.staff import heartbeat, selectors
-from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
-from judge_site.staff.roles import (
+from judge_site.core.roles import (
     CAPABILITIES,
     PUBLISH,
     READ_SUBMISSIONS,
@@ -30,6 +28,8 @@ from judge_site.staff.roles import (
     can,
     capability_required,
 )
+from judge_site.staff import heartbeat, selectors
+from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
 from judge_site.staff.services import ops
 from judge_site.staff.services.books import is_book_zip, practice_book_upload
 from judge_site.staff.services.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE

@@ -11,7 +11,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
 
-from judge_site.staff.roles import REJUDGE, can
+from judge_site.core.roles import REJUDGE, can
 from judge_site.staff.services.rejudge import rejudge_start
 from judge_site.submissions.models import Submission
 

@@ -13,37 +13,9 @@ from django.conf import settings
 from django.db import models
 
 from judge_site.catalog.models import Problem
+from judge_site.core.choices import Mode, Status, VerdictChoice
 from judge_site.core.indexes import NullsLastIndex
-from sandbox.grader.contracts import VERDICT_LABELS, JudgeResult, Verdict
-
-
-class Status(models.TextChoices):
-    QUEUED = "queued"
-    RUNNING = "running"
-    DONE = "done"
-
-
-class Mode(models.TextChoices):
-    RUN = "run"
-    SUBMIT = "submit"
-    # the student's code plus a script of theirs (``script``), its prints kept in ``output``;
-    # never counted anywhere (stats, boards, courses, hints) and never in the history
-    SCRATCH = "scratch"
-
-
-class VerdictChoice(models.TextChoices):
-    """A judging's verdict (every Verdict but SK, which is per test only); the labels are
-    sandbox.grader.contracts.VERDICT_LABELS."""
-
-    AC = "AC", VERDICT_LABELS[Verdict.AC]
-    WA = "WA", VERDICT_LABELS[Verdict.WA]
-    TLE = "TLE", VERDICT_LABELS[Verdict.TLE]
-    MLE = "MLE", VERDICT_LABELS[Verdict.MLE]
-    OLE = "OLE", VERDICT_LABELS[Verdict.OLE]
-    RE = "RE", VERDICT_LABELS[Verdict.RE]
-    CE = "CE", VERDICT_LABELS[Verdict.CE]
-    IE = "IE", VERDICT_LABELS[Verdict.IE]
-
+from sandbox.grader.contracts import JudgeResult
 
 # A "best verdict" ranks a user's judgings in the choices' order, best first: AC; a wrong answer
 # is closer to a solution than a crash; IE is ours, never the student's.

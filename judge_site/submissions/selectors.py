@@ -16,7 +16,7 @@ from django.db.models import BigIntegerField, F, Func, IntegerField, QuerySet
 
 from judge_site.catalog.models import Device, Problem
 from judge_site.core.prepared import UNREAD, PreparedQuery
-from judge_site.staff.roles import READ_SUBMISSIONS, can
+from judge_site.core.roles import READ_SUBMISSIONS, can
 from judge_site.submissions.models import (
     BestResult,
     Mode,
@@ -47,7 +47,7 @@ def reads_all_submissions(user: AnyUser) -> bool:
 
 def submission_visible_to(user: AnyUser) -> QuerySet[Submission]:
     """Submissions a user may open: their own; staff holding staff.read_submissions see
-    everyone's (judge_site/staff/roles.py)."""
+    everyone's (judge_site/core/roles.py)."""
     qs = Submission.objects.select_related("problem", "user").defer(*_PROBLEM_TEXT)
     if reads_all_submissions(user):
         return qs

@@ -11,9 +11,9 @@ from course_cast import ago, make_assignment, make_course, quick_user
 from judge_cast import grant
 from similarity_cast import COPY, ORIGINAL, OTHER, accepted
 
+from judge_site.core.roles import READ_SUBMISSIONS
 from judge_site.similarity import services
 from judge_site.similarity.models import RunStatus, SimilarityPair, SimilarityRun
-from judge_site.staff.roles import READ_SUBMISSIONS
 
 
 @pytest.fixture

@@ -26,9 +26,9 @@ from judge_cast import grant, make_problem, make_user, token_for
 from zip_damage import with_bad_crc, zip_of
 
 from judge_site.catalog.models import Problem
+from judge_site.core.roles import PUBLISH, READ_SUBMISSIONS, REJUDGE, UPLOAD
 from judge_site.hints.models import HintShown
 from judge_site.staff.models import ProblemVersion
-from judge_site.staff.roles import PUBLISH, READ_SUBMISSIONS, REJUDGE, UPLOAD
 from judge_site.submissions.models import Submission
 
 ROOT = Path(__file__).resolve().parents[2]

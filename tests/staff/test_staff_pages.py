@@ -12,8 +12,8 @@ import pytest
 from judge_cast import grant, make_user
 
 from judge_site.accounts.models import ApiToken
+from judge_site.core.roles import PUBLISH, READ_SUBMISSIONS, REJUDGE, UPLOAD, VIEW_METRICS
 from judge_site.staff.models import AuditEntry
-from judge_site.staff.roles import PUBLISH, READ_SUBMISSIONS, REJUDGE, UPLOAD, VIEW_METRICS
 from judge_site.submissions.models import Status, Submission
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "judge_site" / "staff" / "templates"

@@ -1,4 +1,4 @@
-"""Roles by permission: every /staff/ route asks for a capability (judge_site/staff/roles.py).
+"""Roles by permission: every /staff/ route asks for a capability (judge_site/core/roles.py).
 
 The routes are walked from the URLconf, so a route added later without a permission fails here.
 """
@@ -14,8 +14,7 @@ from django.core.management import call_command
 from django.urls import URLPattern, URLResolver, get_resolver
 from judge_cast import grant, make_user
 
-from judge_site.staff.models import ProblemVersion, Rejudge
-from judge_site.staff.roles import (
+from judge_site.core.roles import (
     AUTHOR,
     CAPABILITIES,
     PUBLISH,
@@ -24,6 +23,7 @@ from judge_site.staff.roles import (
     TEACHING_ASSISTANT,
     UPLOAD,
 )
+from judge_site.staff.models import ProblemVersion, Rejudge
 from judge_site.submissions.models import Status, Submission
 
 

@@ -1,5 +1,5 @@
 """Create or update the first administrator from JUDGE_ADMIN_USER / JUDGE_ADMIN_PASSWORD,
-and the staff role groups "author" and "teaching assistant" (judge_site/staff/roles.py).
+and the staff role groups "author" and "teaching assistant" (judge_site/core/roles.py).
 
 Idempotent: run on every start of the web container. With JUDGE_ADMIN_USER unset it creates
 no user (the groups still). The password in the environment wins: changing it and restarting
@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from judge_site.staff.roles import ensure_groups
+from judge_site.core.roles import ensure_groups
 
 
 class Command(BaseCommand):

@@ -1,5 +1,6 @@
 """Staff roles: one Django permission per capability, the groups that bundle them, and the
-guard every /staff/ page wears.
+guard every /staff/ page wears. Kept in core, below every app, because the catalog's and the
+submissions' admin and selectors ask the same capabilities (the permissions are the staff app's).
 
 ``is_staff`` only lets an account into the staff area and the admin; what it may do there is
 given by these permissions (a staff account with none gets 403 everywhere, as in the admin):
