@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from sandbox.grader.contracts import Verdict
 from sandbox.grader.cost import CostModel
+from sandbox.runner import protocol
 
 if TYPE_CHECKING:
     from sandbox.grader.session import Session
@@ -224,7 +225,7 @@ def measure(session: Session, probe_fn: str, device: str) -> dict[str, Any]:
     from sandbox.grader.session import Fault
 
     reply, blob = session.request(
-        {"op": "call", "fn": probe_fn, "grad_wrt": [], "grad_seed": 0, "device": device},
+        protocol.call(probe_fn, device),
         PROBE_TIMEOUT_S,
         "the measurement of the machine's limits",
         args=["cuda" if device.startswith("cuda") else "cpu"],

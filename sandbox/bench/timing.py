@@ -31,11 +31,12 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sandbox.bench.stats import paired_ratios, relative_error
 from sandbox.grader.contracts import TestResult
 from sandbox.grader.package import BenchShape
+from sandbox.runner import protocol
 
 if TYPE_CHECKING:
     from sandbox.grader.session import Session
@@ -119,22 +120,10 @@ def time_one(
     counter (another sandbox's ``cpu_ns``) read right before and after the time request."""
     what = f"the benchmark ({shape.name})"
     seed, late_seed, key = rng.getrandbits(62), rng.getrandbits(62), secrets.token_hex(16)
-    prepare = {
-        "op": "prepare",
-        "which": "timed",
-        "specs": shape.args,
-        "seed": seed,
-        "device": device,
-    }
+    prepare = protocol.prepare("timed", shape.args, seed, device)
     session.request(prepare, timeout_s, what)
     prepare_ns = session.last_round_trip_ns
-    message: dict[str, Any] = {
-        "op": "time",
-        "which": "timed",
-        "fn": fn,
-        "late_seed": late_seed,
-        "key": key,
-    }
+    message = protocol.time("timed", fn, late_seed, key)
     before = watch() if watch is not None else None
     reply, _ = session.request(message, timeout_s, what)
     beside = -1

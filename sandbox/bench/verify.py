@@ -25,7 +25,7 @@ from sandbox.grader.compare import DEFAULT_TOLERANCES, Outcome, compare, toleran
 from sandbox.grader.contracts import TestResult, Verdict, WrongKind
 from sandbox.grader.package import BenchShape, PackageError, ProblemPackage, Tolerance
 from sandbox.problem import Call, Case
-from sandbox.runner import digests, inputs, wire, wire_decode
+from sandbox.runner import digests, inputs, protocol, wire, wire_decode
 
 SPREAD = 16.0  # how far past the element-wise tolerance one element of a large shape may round
 
@@ -117,7 +117,7 @@ class Verifier:
 
     def check(self, session: Session, timed: Timed, timeout_s: float) -> TestResult | None:
         reply, blob = session.request(
-            {"op": "last_output", "which": "timed"}, timeout_s, "the benchmark"
+            protocol.last_output("timed"), timeout_s, "the benchmark"
         )
         try:
             fetched = digests.digest_encoded(reply.get("value"), blob, timed.key)

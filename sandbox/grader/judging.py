@@ -40,6 +40,7 @@ from sandbox.grader.contracts import (
 from sandbox.grader.package import ProblemPackage
 from sandbox.grader.session import Fault, Session, await_hello, clamped, well_formed
 from sandbox.host.backends.base import Backend, SandboxSpec
+from sandbox.runner import protocol
 
 log = logging.getLogger(__name__)
 
@@ -279,7 +280,7 @@ def _run(kind: Kind, session: Session) -> JudgeResult:
 
 def goodbye(session: Session) -> None:
     try:
-        session.request({"op": "bye"}, 2.0, "shutdown")
+        session.request(protocol.bye(), 2.0, "shutdown")
     except Fault:
         pass
 
@@ -292,7 +293,7 @@ def _load(kind: Kind, session: Session) -> JudgeResult | None:
     requires = list(judging.package.manifest.get("requires", []))
     try:
         reply, _ = session.request(
-            {"op": "load", "source": source, "functions": functions},
+            protocol.load(source, functions),
             import_limit_s(limits.time_s, requires) + SLACK_S,
             "the import of your file",
         )

@@ -24,7 +24,7 @@ from typing import Any
 
 from sandbox.grader.contracts import Mode, TestResult
 from sandbox.grader.package import PackageError, ProblemPackage, load_package, package_version
-from sandbox.grader.relay import Channel, RelayBackend
+from sandbox.grader.relay import Channel, JobOp, RelayBackend
 
 MAX_PACKAGE_FILES = 2000
 
@@ -64,7 +64,7 @@ class GraderProcess:
         self.channel.emit({"event": "hello", "pid": os.getpid()})
         while True:
             job = self.channel.next_job()
-            if job is None or job[0].get("op") == "bye":
+            if job is None or job[0].get("op") == JobOp.BYE:
                 return
             message, blob = job
             ident = message.get("job")
@@ -79,7 +79,7 @@ class GraderProcess:
 
     def run(self, message: dict[str, Any], blob: bytes) -> None:
         op, ident = message.get("op"), message.get("job")
-        if op == "package":
+        if op == JobOp.PACKAGE:
             path = unpack(self.root, message, blob)
             self.packages[str(message["version"])] = load_package(path)
             self.channel.emit({"event": "result", "job": ident})
@@ -88,9 +88,9 @@ class GraderProcess:
         if package is None:
             raise PackageError("the package was not sent before its job")
         backend = RelayBackend(self.channel, str(message.get("backend", "relay")))
-        if op == "judge":
+        if op == JobOp.JUDGE:
             self.judge(ident, package, message, backend)
-        elif op == "check":
+        elif op == JobOp.CHECK:
             self.check(ident, package, message, backend)
         else:
             raise PackageError(f"unknown job {op!r}")

@@ -18,7 +18,8 @@ grader -> launcher, each with a request id ``rid``:
   ``{"rpc": "cpu_ns" | "cpu_stall_us" | "processes", "box": id}`` -> ``{"value": int | None}``
   a failure answers ``{"error": {"type": "SandboxTimeout" | ..., "message", "exit"}}``.
 grader -> launcher without an answer: ``{"event": "progress" | "item" | "result", ...}``.
-launcher -> grader: ``{"re": rid, ...}`` answers, and ``{"op": ...}`` jobs (grader_process).
+launcher -> grader: ``{"re": rid, ...}`` answers, and jobs (``JobOp`` below: ``package``, then
+``judge`` or ``check`` of it; ``bye``) that sandbox/grader/process.py runs.
 
 The launcher decides what the grader may not (``BoxService``, sandbox/host/relay_service.py): labels, GPU
 and trust domain of every sandbox are the launcher's own; a ``trusted`` start (a sandbox that
@@ -35,6 +36,7 @@ import dataclasses
 import itertools
 import threading
 from concurrent.futures import Future
+from enum import StrEnum
 from typing import Any, BinaryIO
 
 from sandbox.host.backends.base import (
@@ -50,6 +52,35 @@ from sandbox.host.backends.base import (
 from sandbox.runner import framing
 
 MAX_JOB_FRAME_MIB = 512
+
+
+class JobOp(StrEnum):
+    """The launcher's jobs for the confined grader (each job's ``op``)."""
+
+    PACKAGE = "package"  # {version, folder, files} + the files as blob
+    JUDGE = "judge"  # {source, mode, gpu_id, secret_seed, backend, script?}
+    CHECK = "check"  # {bench, backend, secret_seed?}
+    BYE = "bye"
+
+
+def package_job(version: str, folder: str, files: dict[str, list[int]]) -> dict[str, Any]:
+    return {"op": JobOp.PACKAGE, "version": version, "folder": folder, "files": files}
+
+
+def judge_job(source: str, mode: str, gpu_id: str | None, secret_seed: int | None,
+              backend: str, script: str | None = None) -> dict[str, Any]:
+    job: dict[str, Any] = {"op": JobOp.JUDGE, "source": source, "mode": mode, "gpu_id": gpu_id,
+                           "secret_seed": secret_seed, "backend": backend}
+    if script is not None:
+        job["script"] = script
+    return job
+
+
+def check_job(bench: bool, backend: str, secret_seed: int | None = None) -> dict[str, Any]:
+    job: dict[str, Any] = {"op": JobOp.CHECK, "bench": bench, "backend": backend}
+    if secret_seed is not None:
+        job["secret_seed"] = secret_seed
+    return job
 
 ERRORS: dict[str, type[SandboxError]] = {
     "SandboxTimeout": SandboxTimeout,
@@ -198,7 +229,7 @@ class RelaySandbox(Sandbox):
         # A frame sent and not yet relayed: it goes with the next recv as one "exchange", one
         # trip through the launcher per request instead of two (each trip wakes the grader,
         # the launcher and two attach streams on the timed CPU); any other call sends it first.
-        self._unsent: bytes | None = None
+        self._unsent: tuple[bytes, str] | None = None  # the frame and its op
 
     def _request(self, rpc: str, blob: bytes = b"", **fields: Any) -> tuple[dict[str, Any], bytes]:
         reply, data = self._channel.request({"rpc": rpc, "box": self._box, **fields}, blob)
@@ -207,22 +238,22 @@ class RelaySandbox(Sandbox):
 
     def _flush(self) -> None:
         if self._unsent is not None:
-            frame, self._unsent = self._unsent, None
-            self._request("send", frame)
+            (frame, op), self._unsent = self._unsent, None
+            self._request("send", frame, op=op)
 
     def _call(self, rpc: str, blob: bytes = b"", **fields: Any) -> tuple[dict[str, Any], bytes]:
         self._flush()
         return self._request(rpc, blob, **fields)
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         self._fresh = False
         self._flush()
-        self._unsent = frame
+        self._unsent = (frame, op)
 
     def recv(self, timeout_s: float) -> bytes:
         if self._unsent is not None:
-            frame, self._unsent = self._unsent, None
-            reply, frame = self._request("exchange", frame, timeout_s=float(timeout_s))
+            (frame, op), self._unsent = self._unsent, None
+            reply, frame = self._request("exchange", frame, timeout_s=float(timeout_s), op=op)
         else:
             reply, frame = self._request("recv", timeout_s=float(timeout_s))
         count = reply.get("processes")

@@ -21,7 +21,7 @@ from sandbox.host.backends.base import (
     SandboxError,
     SandboxTimeout,
 )
-from sandbox.runner import framing, wire, wire_decode
+from sandbox.runner import framing, protocol, wire, wire_decode
 
 CHANNEL_MESSAGE = "your code wrote into the judge's channel (or the runner was corrupted)"
 # The JSON part of a reply is parsed whole before any node is counted, and a Python object
@@ -80,7 +80,7 @@ class Session:
         # Read before the request goes: all the call's CPU time is counted.
         first_cpu = self.box.cpu_ns() if cpu_limit_s is not None else None
         try:
-            self.box.send(wire.frame(message, **values))
+            self.box.send(wire.frame(message, **values), protocol.op_of(message))
             if cpu_limit_s is None or first_cpu is None:
                 raw = self.box.recv(timeout_s)
             else:
@@ -110,7 +110,7 @@ class Session:
                 Verdict.OLE,
                 f"your code printed {self.printed} bytes; the limit is {self.output_cap} bytes",
             )
-        if message.get("op") in ("load", "call", "script"):
+        if protocol.op_of(message) in protocol.STUDENT_CODE_OPS:
             self._no_strays(what)
         if reply.get("ok") is not True:
             if reply.get("memory"):
@@ -276,7 +276,7 @@ def await_hello(session: Session) -> tuple[dict[str, Any], bytes]:
         msg, blob = framing.decode_frame(raw)
     except framing.FrameError as exc:
         raise Fault(Verdict.IE, f"bad hello: {exc}") from None
-    if msg.get("op") != "hello":
+    if protocol.op_of(msg) != protocol.Op.HELLO:
         raise Fault(Verdict.IE, "bad hello")
     session.processes_at_hello = session.box.processes()
     return msg, blob

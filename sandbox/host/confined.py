@@ -26,6 +26,7 @@ from typing import Any
 
 from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict
 from sandbox.grader.package import PackageError, ProblemPackage
+from sandbox.grader.relay import check_job, judge_job, package_job
 from sandbox.host.backends.base import Backend, Sandbox, SandboxError, SandboxTimeout
 from sandbox.host.relay_service import Bounds, BoxService
 from sandbox.runner import framing
@@ -68,8 +69,7 @@ def pack_package(package: ProblemPackage) -> tuple[dict[str, Any], bytes]:
         offset += len(data)
         if offset > MAX_PACKAGE_MIB * 1024 * 1024:
             raise PackageError(f"the package is larger than {MAX_PACKAGE_MIB} MiB")
-    message = {"op": "package", "version": package.version, "folder": package.path.name,
-               "files": files}
+    message = package_job(package.version, package.path.name, files)
     return message, b"".join(chunks)
 
 
@@ -290,10 +290,8 @@ class ConfinedGraders:
                 if on_progress is not None:
                     on_progress(test)
 
-        job = {"op": "judge", "source": source, "mode": str(Mode(mode)), "gpu_id": gpu_id,
-               "secret_seed": secret_seed, "backend": backend.name}
-        if Mode(mode) == Mode.SCRATCH:
-            job["script"] = script
+        job = judge_job(source, str(Mode(mode)), gpu_id, secret_seed, backend.name,
+                        script if Mode(mode) == Mode.SCRATCH else None)
         try:
             final = self._job(domain, package, job, service, on_event, job_s)
             result = JudgeResult.from_json(final["result"])
@@ -333,9 +331,7 @@ class ConfinedGraders:
                 if on_item is not None:
                     on_item(found)
 
-        job: dict[str, Any] = {"op": "check", "bench": bench, "backend": backend.name}
-        if secret_seed is not None:
-            job["secret_seed"] = secret_seed
+        job = check_job(bench, backend.name, secret_seed)
         # Each of the check's judgings is one judging: its sandboxes get a judging's wall time.
         service = BoxService(backend, {}, None, domain=domain,
                              bounds=bounds_of(package, min(JUDGE_JOB_S, job_s)))

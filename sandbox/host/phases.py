@@ -1,7 +1,7 @@
 """Where a judging's time goes, and a quiet CPU set for its timed phase (the grader's side).
 
 ``TimedBackend`` wraps the backend a judging uses; every sandbox it starts is a ``TimedSandbox``
-that reads the ``op`` of each request the grader sends (the grader's own frames: trusted) and
+that is told the ``op`` of each request the grader sends (by the grader, which built it) and
 adds the time until the reply to a phase:
 
     setup           the grader's own start (tests and reference loaded) before the sandbox
@@ -34,29 +34,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from sandbox.host.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
-from sandbox.runner import framing
+from sandbox.runner.protocol import Op
 
-PHASE_OF_OP = {"load": "load", "baselines": "load", "call": "tests", "script": "tests",
-               "bye": "shutdown"}
+PHASE_OF_OP: dict[str, str] = {Op.LOAD: "load", Op.CALL: "tests", Op.SCRIPT: "tests", Op.BYE: "shutdown"}
 PHASES = ("sandbox_start", "runner_ready", "load", "tests", "benchmark", "shutdown")
 # A sandbox whose runner said goodbye is removed after the verdict, off the judging's path.
 _closer = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-close")
 _pending: set[Future[Any]] = set()
 _pending_lock = threading.Lock()
-
-
-def op_of(frame: bytes) -> str:
-    """The ``op`` of a request frame the grader built (its JSON part only; '' if none)."""
-    try:
-        start = framing.HEADER.size + framing.JSON_LEN.size
-        (json_len,) = framing.JSON_LEN.unpack_from(frame, framing.HEADER.size)
-        head = frame[start : start + json_len]
-        import json
-
-        message = json.loads(head)
-        return str(message.get("op", "")) if isinstance(message, dict) else ""
-    except Exception:
-        return ""
 
 
 class PhaseClock:
@@ -104,9 +89,8 @@ class TimedSandbox(Sandbox):
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         clock = self._owner.clock
-        op = op_of(frame)
         phase = PHASE_OF_OP.get(op, "benchmark")
         if phase == "benchmark":
             clock.cut(clock.phase)
@@ -116,7 +100,7 @@ class TimedSandbox(Sandbox):
         clock.cut(phase, phase)
         self._spoken_to = True
         self._said_bye = op == "bye"
-        self._inner.send(frame)
+        self._inner.send(frame, op)
 
     def recv(self, timeout_s: float) -> bytes:
         clock = self._owner.clock

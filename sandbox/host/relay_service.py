@@ -24,6 +24,7 @@ from typing import Any
 from sandbox.grader.contracts import SLACK_S, STARTUP_TIMEOUT_S, Limits, import_limit_s
 from sandbox.grader.relay import ERRORS, exit_to_json, spec_from_json
 from sandbox.host.backends.base import Backend, Sandbox, SandboxError, SandboxSpec
+from sandbox.runner import protocol
 
 MAX_OPEN_BOXES = 4  # open at once for one job: the student's and the baseline's, and spare
 # The trust domain of the repository's own problems (judge_site/submissions/confinement.py):
@@ -100,8 +101,9 @@ class BoxService:
             box = self.boxes.get(message.get("box"))  # type: ignore[arg-type]
             if box is None:
                 return {"error": {"type": "SandboxDied", "message": "no such sandbox"}}, b""
+            op = protocol.known_op(message.get("op"))  # the request says it; never parsed from the frame
             if rpc == "send":
-                box.send(blob)
+                box.send(blob, op)
                 return {}, b""
             if rpc in ("recv", "exchange"):
                 timeout: Any = message.get("timeout_s")
@@ -112,7 +114,7 @@ class BoxService:
                 left = self._deadlines.get(message["box"], 0.0) - time.monotonic()
                 timeout = max(0.0, min(float(timeout), left + 1.0))
                 if rpc == "exchange":
-                    box.send(blob)
+                    box.send(blob, op)
                 frame = box.recv(float(timeout))
                 # The count the grader asks for right after every reply (sandbox/grader/session.py):
                 # read here, it saves a round trip through the relay per test.

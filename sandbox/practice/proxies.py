@@ -59,7 +59,7 @@ from sandbox.grader.session import (
     well_formed,
 )
 from sandbox.practice.student_errors import TESTS_FILENAME, builtin_base, student_exception
-from sandbox.runner import wire, wire_decode
+from sandbox.runner import protocol, wire, wire_decode
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ class Remote:
         self.depth += 1
         try:
             reply, blob = self._request(
-                {"op": "call", "fn": fn, "grad_wrt": [], "grad_seed": 0, "device": self.device},
+                protocol.call(fn, self.device),
                 args=outgoing, kwargs={},
             )
             while "callback" in reply:
@@ -168,7 +168,7 @@ class Remote:
             self._fault(Fault(Verdict.RE, CHANNEL_MESSAGE))
         try:
             value = fn(*self.incoming(args), **self.incoming(kwargs))
-            answer: dict[str, Any] = {"op": "callback_return"}
+            answer = protocol.callback_return()
             values = {"value": _outgoing(value, self)}
         except (Abort, ProxyUnsupported):
             self.dead = True  # the student's call waits for an answer it will never get
@@ -176,8 +176,8 @@ class Remote:
         except BaseException as exc:  # noqa: BLE001 - the test's function raised: tell the student's code
             if self.raised is None:
                 self.raised = exc
-            answer = {"op": "callback_return",
-                      "raise": {"type": builtin_base(type(exc)).__name__, "message": str(exc)[:2000]}}
+            answer = protocol.callback_return(
+                {"type": builtin_base(type(exc)).__name__, "message": str(exc)[:2000]})
             values = {}
         return self._request(answer, **values)
 

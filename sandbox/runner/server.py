@@ -11,11 +11,7 @@ Nothing here is trusted by the grader: the student's code shares this process an
 anything. The grader re-checks what matters (outputs against its own reference, times
 against its own clock).
 
-Ops (request ``{"op": ...}`` → reply): ``load {source, functions}``, ``call {fn, args, kwargs,
-grad_wrt, grad_seed, device}``, ``prepare {which, specs, seed, device}`` then ``time {which,
-fn, late_seed, key}`` (or ``time`` with the specs inline; ``late_seed`` redraws
-one small argument before the clock starts, ``key`` asks for a keyed digest of the output), ``last_output {which}``, ``script {source, keep}`` (a scratch run),
-``bye``. Every reply carries ``printed`` (bytes of student output).
+The ops and their fields are protocol.py's. Every reply carries ``printed`` (bytes of student output).
 """
 
 from __future__ import annotations
@@ -25,6 +21,8 @@ import os
 import sys
 import time
 from typing import Any
+
+from sandbox.runner import protocol
 
 _FRAME_OUT = -1
 _FRAME_IN = -1
@@ -135,7 +133,7 @@ class _Server:
     # ---- ops
     def serve(self) -> int:
         self.warm_up()
-        self.send({"op": "hello", **self.hello()})
+        self.send(protocol.hello(**self.hello()))
         while True:
             request = self.recv()
             if request is None:

@@ -150,7 +150,7 @@ class _StallingBox(Sandbox):
     def __init__(self, stall_us: int | None) -> None:
         self.stall_us = stall_us
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         pass
 
     def recv(self, timeout_s: float) -> bytes:
@@ -204,7 +204,7 @@ class _EchoBox(_StallingBox):
         super().__init__(None)
         self.sent: list[bytes] = []
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         self.sent.append(frame)
 
     def recv(self, timeout_s: float) -> bytes:

@@ -116,7 +116,7 @@ class ScriptedBox(Sandbox):
         self.sent_at = 0.0
         self.reply = framing.encode_frame({"ok": True, "printed": 0, "obs": None})
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         self.sent_at = time.monotonic()
 
     def recv(self, timeout_s: float) -> bytes:

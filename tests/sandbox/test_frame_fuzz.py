@@ -27,7 +27,7 @@ class ReplyBox(Sandbox):
     def __init__(self, reply: bytes) -> None:
         self.reply = reply
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         pass
 
     def recv(self, timeout_s: float) -> bytes:

@@ -24,7 +24,7 @@ class FakeRunner(Sandbox):
         self.fail_next = False
         self.rearmed = 0
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         message, _ = framing.decode_frame(frame)
         self.received.append(str(message.get("op")))
         self.outbox.append(framing.encode_frame({"ok": True, "n": len(self.received)}))
@@ -63,11 +63,11 @@ def _judging(box: KeptSandbox) -> dict[str, object]:
     """What the grader does with the baseline's sandbox: hello, load, a request, bye, close."""
     hello, _ = framing.decode_frame(box.recv(1.0))
     assert hello["op"] == "hello"
-    box.send(framing.encode_frame({"op": "load", "source": "x = 1"}))
+    box.send(framing.encode_frame({"op": "load", "source": "x = 1"}), "load")
     framing.decode_frame(box.recv(1.0))
-    box.send(framing.encode_frame({"op": "time"}))
+    box.send(framing.encode_frame({"op": "time"}), "time")
     reply, _ = framing.decode_frame(box.recv(1.0))
-    box.send(framing.encode_frame({"op": "bye"}))
+    box.send(framing.encode_frame({"op": "bye"}), "bye")
     bye, _ = framing.decode_frame(box.recv(1.0))
     assert bye == {"ok": True}
     box.close()
@@ -109,7 +109,7 @@ def test_a_fault_destroys_it_instead_of_keeping_it() -> None:
     box = keeper.take(spec)
     box.recv(1.0)
     started[0].fail_next = True
-    box.send(framing.encode_frame({"op": "load"}))
+    box.send(framing.encode_frame({"op": "load"}), "load")
     with pytest.raises(SandboxDied):
         box.recv(1.0)
     box.close()
@@ -121,7 +121,7 @@ def test_a_judging_that_ends_without_goodbye_destroys_it() -> None:
     keeper, started = _keeper()
     box = keeper.take(SandboxSpec())
     box.recv(1.0)
-    box.send(framing.encode_frame({"op": "load"}))
+    box.send(framing.encode_frame({"op": "load"}), "load")
     box.recv(1.0)
     box.close()  # e.g. the grader raised: no bye, the runner's state is unknown
     assert started[0].closed and keeper.idle_count() == 0

@@ -13,7 +13,7 @@ import pytest
 
 from sandbox.host.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
 from sandbox.host.backends.cpu_sets import TimingLock, cpuset_for_process, parse_cpu_list
-from sandbox.host.phases import TimedBackend, op_of, wait_for_closes
+from sandbox.host.phases import TimedBackend, wait_for_closes
 from sandbox.runner import framing
 
 # ------------------------------------------------------------------ CPU sets and the lock
@@ -97,8 +97,8 @@ class FakeBox(Sandbox):
     def cpu_stall_us(self) -> int | None:
         return None if self.closed.is_set() else self.stall_us  # its cgroup goes with it
 
-    def send(self, frame: bytes) -> None:
-        self.log.append(op_of(frame))
+    def send(self, frame: bytes, op: str = "") -> None:
+        self.log.append(op)
 
     def recv(self, timeout_s: float) -> bytes:
         return framing.encode_frame({"op": "reply"})
@@ -126,7 +126,7 @@ class FakeBackend(Backend):
 
 
 def request(box: Sandbox, op: str) -> None:
-    box.send(framing.encode_frame({"op": op}))
+    box.send(framing.encode_frame({"op": op}), op)
     box.recv(1.0)
 
 

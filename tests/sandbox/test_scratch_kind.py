@@ -35,9 +35,9 @@ class Recording:
         box = self.inner.start(spec)
         send = box.send
 
-        def record(frame: bytes) -> None:
+        def record(frame: bytes, op: str = "") -> None:
             self.sent.append(decode_frame(frame))
-            send(frame)
+            send(frame, op)
 
         box.send = record  # type: ignore[method-assign]
         return box

@@ -29,6 +29,7 @@ from sandbox.grader.contracts import (
 )
 from sandbox.grader.judging import Kind, register
 from sandbox.grader.session import CHANNEL_MESSAGE, Fault, Session, clamped, well_formed
+from sandbox.runner import protocol
 
 SCRIPT_CASE = "script"  # the name of a scratch run's one result
 
@@ -49,7 +50,7 @@ class ScratchKind(Kind):
     def run_case(self, session: Session, index: int) -> TestResult:
         limit_s = self.judging.package.limits.time_s
         reply, _ = session.request(
-            {"op": "script", "source": self.judging.script, "keep": SCRATCH_OUTPUT_CHARS},
+            protocol.script(self.judging.script, SCRATCH_OUTPUT_CHARS),
             limit_s + SLACK_S,
             "your script",
             # the limit of a Run's test: CPU time on a CPU, the wall clock on a GPU

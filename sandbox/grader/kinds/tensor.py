@@ -51,7 +51,7 @@ from sandbox.grader.session import (
 )
 from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec
 from sandbox.problem import Case
-from sandbox.runner import calls
+from sandbox.runner import calls, protocol
 
 log = logging.getLogger(__name__)
 
@@ -150,13 +150,7 @@ class TensorKind(Kind):
                 cache[(case.name, seed)] = expected
         limit = judging.package.limits.time_s
         reply, blob = session.request(
-            {
-                "op": "call",
-                "fn": case.fn,
-                "grad_wrt": list(case.grad_wrt),
-                "grad_seed": grad_seed,
-                "device": judging.device,
-            },
+            protocol.call(case.fn, judging.device, list(case.grad_wrt), grad_seed),
             limit + SLACK_S,
             f"test {case.name}",
             # CPU time on a CPU; on a GPU the kernel's time is not the host's CPU time, and
@@ -285,7 +279,7 @@ class TensorKind(Kind):
         hello, _ = await_hello(session)
         if hello.get("device") != judging.env.get("device"):
             raise Fault(Verdict.IE, "the baseline's sandbox has another device")
-        message = {"op": "load", "source": source, "functions": sorted(names.values())}
+        message = protocol.load(source, sorted(names.values()))
         reply, _ = session.request(message, IMPORT_TIMEOUT_S + SLACK_S, "the baseline's import")
         if reply.get("status") != "ok":
             error = reply.get("error")

@@ -78,8 +78,10 @@ class Sandbox(abc.ABC):
     """One live sandbox. Not thread-safe; one grader drives it."""
 
     @abc.abstractmethod
-    def send(self, frame: bytes) -> None:
-        """Write one already-framed message to the runner's input."""
+    def send(self, frame: bytes, op: str = "") -> None:
+        """Write one already-framed message to the runner's input. ``op`` is the request's op
+        (sandbox/runner/protocol.py), told by the caller that built it: a wrapper that times
+        phases or keeps sandboxes reads it there, never by parsing the frame again."""
 
     @abc.abstractmethod
     def recv(self, timeout_s: float) -> bytes:

@@ -425,7 +425,7 @@ class DockerSandbox(Sandbox):
         return SandboxDied(message, self._collect_exit(kill=True))
 
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         if self._closed or self._sock is None:
             raise SandboxDied("sandbox already closed", self._exit)
         try:

@@ -33,6 +33,7 @@ from sandbox.host.backends.base import (
     SandboxTimeout,
 )
 from sandbox.runner import framing
+from sandbox.runner.protocol import Op
 
 _GOODBYE = framing.encode_frame({"ok": True})
 
@@ -154,10 +155,10 @@ class KeptSandbox(Sandbox):
     def reused(self) -> bool:
         return self._kept.uses > 1
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         if self._said_bye:
             raise SandboxError("the judging already said goodbye to this sandbox")
-        if _is_goodbye(frame):
+        if op == Op.BYE:
             # Answered by recv; the runner stays up for the next judging, to which it goes
             # back now: nothing of this judging touches it after its goodbye.
             self._said_bye = True
@@ -166,7 +167,7 @@ class KeptSandbox(Sandbox):
                 self._keeper.give_back(self._kept, self._key)
             return
         try:
-            self._kept.box.send(frame)
+            self._kept.box.send(frame, op)
         except BaseException:
             self._healthy = False
             raise
@@ -221,11 +222,3 @@ class KeptSandbox(Sandbox):
         if self.reused:
             env["sandbox"] = "kept"
         return env
-
-
-def _is_goodbye(frame: bytes) -> bool:
-    try:
-        message, _ = framing.decode_frame(frame)
-    except framing.FrameError:
-        return False
-    return message.get("op") == "bye"

@@ -161,7 +161,7 @@ class LocalSandbox(Sandbox):
         except Exception as exc:  # the pipe broke under us
             self._queue.put(SandboxError(f"channel error: {exc}"))
 
-    def send(self, frame: bytes) -> None:
+    def send(self, frame: bytes, op: str = "") -> None:
         stdin = self.proc.stdin
         assert stdin is not None
         try:
