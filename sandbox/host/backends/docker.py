@@ -18,8 +18,9 @@ from docker.errors import APIError, DockerException, NotFound
 
 from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec, register
 from sandbox.host.backends.cgroup_cpu import DEFAULT_ROOT as CGROUP_ROOT
+from sandbox.host.backends.docker_options import LABEL, LABEL_CREATED
 from sandbox.host.backends.docker_pool import POOL_MAX_IDLE_S, WarmPool, pool_key
-from sandbox.host.backends.docker_sandbox import LABEL, LABEL_CREATED, DockerSandbox
+from sandbox.host.backends.docker_sandbox import DockerSandbox
 from sandbox.host.backends.kept import TrustedKeeper
 
 log = logging.getLogger(__name__)

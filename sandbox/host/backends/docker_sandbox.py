@@ -1,12 +1,5 @@
-"""One running sandbox container of the Docker backend (docker.py) and its channel.
-
-Hardening (DESIGN.md, "Sandbox hardening"): no network, no IPC sharing (no /dev/shm), read-only
-root, one tmpfs for /tmp (size and inode caps; exec allowed: torch extensions and Triton load
-.so files from there), a fixed non-root user, every capability dropped, no-new-privileges,
-Docker's default seccomp profile, a pids limit (threads count), memory == memory+swap, a CPU
-quota, no core dumps, no log driver (output is read through the capped channel), an init
-process, a wall-clock kill from outside, no environment but HOME/TMPDIR/PATH/OMP_NUM_THREADS/RUNNER_ENV
-(and the NVIDIA variables with one GPU by id), nothing mounted from the host.
+"""One running sandbox container of the Docker backend (docker.py) and its channel: started with
+the hardening of docker_options.py, ended from outside on its wall time.
 
 The channel is the container's attached stdin/stdout, demultiplexed by attach.py."""
 
@@ -18,14 +11,12 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from docker.errors import APIError, NotFound
-from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from sandbox.host.backends.attach import AttachStream, FrameOverLimit
 from sandbox.host.backends.base import (
-    RUNNER_ENV,
     FrameTooLarge,
     Sandbox,
     SandboxDied,
@@ -35,43 +26,21 @@ from sandbox.host.backends.base import (
     SandboxTimeout,
 )
 from sandbox.host.backends.cgroup_cpu import CgroupCpu
+from sandbox.host.backends.docker_options import DockerHost, create_options
 from sandbox.host.backends.gpu_lock import GpuLock
 from sandbox.runner.framing import FrameError
 
 log = logging.getLogger("sandbox.host.backends.docker")
 
-LABEL = "tensor-judge.sandbox"
-LABEL_CREATED = "tensor-judge.created"
-SANDBOX_UID = 10001
-PATH = "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"
 # What the runner itself may print on stderr besides the student's output (a traceback of its
 # own, a warning) before the output limit counts as exceeded.
 STDERR_SLACK_BYTES = 16 * 1024
-INODES_PER_MIB = 256  # one inode per 4 KiB page of /tmp
 # CPU weights (cgroup cpu.shares): a warm sandbox still importing torch while a judging of its
 # worker process is timed on the same CPUs drops to the lowest weight when it cannot be paused.
 LOWEST_CPU_SHARES = 2
 NORMAL_CPU_SHARES = 1024
 
 
-
-
-class DockerHost(Protocol):
-    """What a sandbox needs of its backend (docker.py's DockerBackend)."""
-
-    command: list[str]
-    entrypoint: list[str] | None
-    cpus: float | None
-    cpuset: str | None
-    cgroup_root: str | None
-    can_pause: bool
-    gpu_lock_dir: str
-    gpu_wait_s: float
-
-    @property
-    def client(self) -> Any: ...
-
-    def image_environment(self, image: str) -> dict[str, str]: ...
 
 
 class DockerSandbox(Sandbox):
@@ -108,56 +77,9 @@ class DockerSandbox(Sandbox):
 
     def _create_and_start(self) -> None:
         spec, backend = self._spec, self._backend
-        env = {"HOME": "/tmp", "TMPDIR": "/tmp", "PATH": PATH, **RUNNER_ENV}
-        if backend.cpus:
-            # torch sizes its thread pool by the host's cores, not by the CPU quota: 2+ busy
-            # threads under a 1-CPU quota get throttled by the kernel for whole periods, which
-            # made a 0.4 ms gather measure 30 ms. One thread per CPU of the quota.
-            env["OMP_NUM_THREADS"] = str(max(1, int(backend.cpus)))
-        device_requests = None
-        if spec.gpu_id is not None:
-            env["NVIDIA_VISIBLE_DEVICES"] = spec.gpu_id
-            env["NVIDIA_DRIVER_CAPABILITIES"] = "compute,utility"
-            device_requests = [
-                DeviceRequest(device_ids=[spec.gpu_id], capabilities=[["compute", "utility"]])
-            ]
-        labels = {**spec.labels, LABEL: "1", LABEL_CREATED: str(int(time.time()))}
-        memory = f"{spec.memory_mib}m"
         start = time.monotonic()
         self._container = backend.client.containers.create(
-            self._image,
-            command=backend.command,
-            entrypoint=backend.entrypoint,
-            user=f"{SANDBOX_UID}:{SANDBOX_UID}",
-            working_dir="/tmp",
-            environment=env,
-            labels=labels,
-            hostname="sandbox",
-            network_mode="none",
-            ipc_mode="none",  # no /dev/shm: /tmp stays the one writable place
-            read_only=True,
-            # nr_inodes: empty files cost no pages but kernel memory the size= cap misses.
-            tmpfs={
-                "/tmp": f"rw,exec,nosuid,nodev,size={spec.tmpfs_mib}m,"
-                f"nr_inodes={spec.tmpfs_mib * INODES_PER_MIB},mode=1777"
-            },
-            cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
-            pids_limit=spec.pids,
-            mem_limit=memory,
-            memswap_limit=memory,
-            nano_cpus=int(backend.cpus * 1e9) if backend.cpus else None,
-            cpuset_cpus=self.cpuset,
-            ulimits=[
-                Ulimit(name="core", soft=0, hard=0),
-                Ulimit(name="nofile", soft=1024, hard=1024),
-            ],
-            log_config=LogConfig(type="none"),
-            init=True,
-            stdin_open=True,
-            tty=False,
-            device_requests=device_requests,
-            detach=True,
+            self._image, **create_options(backend, spec, self.cpuset)
         )
         # Attach before start so no byte of output can be missed.
         raw = backend.client.api.attach_socket(
