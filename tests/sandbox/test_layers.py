@@ -40,3 +40,38 @@ def test_the_runner_imports_nothing_above_it() -> None:
     }
     assert not above, f"the runner imports from above it: {sorted(above)}"
 
+
+
+def floor_imports(folder: str) -> set[str]:
+    """``path: module`` for every import of ours in a folder of sandbox/."""
+    return {
+        f"{path.relative_to(SANDBOX.parent)}: {name}"
+        for path in sorted((SANDBOX / folder).rglob("*.py"))
+        for name in ours(imports_of(path))
+    }
+
+
+def test_the_backends_import_only_the_runner_below_them() -> None:
+    above = {line for line in floor_imports("host/backends")
+             if not line.split(": ")[1].startswith(("sandbox.runner", "sandbox.host.backends"))}
+    assert not above, f"the backends import from above them: {sorted(above)}"
+
+
+def test_the_grader_reaches_the_host_through_the_sandbox_interface_only() -> None:
+    """The grader (with bench/ and practice/) drives sandboxes through host/backends; the
+    launcher (confined.py, relay_service.py, phases.py) sits above it and is never imported."""
+    launcher = {
+        line for folder in ("grader", "bench", "practice")
+        for line in floor_imports(folder)
+        if line.split(": ")[1].startswith("sandbox.host")
+        and not line.split(": ")[1].startswith("sandbox.host.backends")
+    }
+    assert not launcher, f"the grader imports the launcher: {sorted(launcher)}"
+
+
+def test_no_top_level_module_but_the_faces() -> None:
+    """``python -m sandbox`` (__main__.py), the package's docstring, and sandbox/problem.py
+    (Call and Case: what every package's tests.py imports, uploaded ones too)."""
+    faces = {"__init__.py", "__main__.py", "problem.py"}
+    modules = {path.name for path in SANDBOX.glob("*.py")}
+    assert modules <= faces, f"top-level modules that belong in a floor: {sorted(modules - faces)}"
