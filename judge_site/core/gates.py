@@ -7,7 +7,8 @@ A gate answers None when it has nothing to say (the common case: no exam covers 
 else a ``Gate``. A reader answers whether a user who is not staff may read an unpublished
 problem now (an exam's instructor; its student inside their own window): everyone else gets the
 catalog's usual 404 for it. A pin answers the package (folder, content hash) a submission must be judged
-against, or None for the problem's current version.
+against, or None for the problem's current version. A submission reader answers whether a user
+may read another user's submission (an instructor of a course of its author's).
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ class Gate:
 ProblemGate = Callable[[Any, Any, datetime], "Gate | None"]
 PackagePin = Callable[[Any], "tuple[str, str] | None"]
 UnpublishedReader = Callable[[Any, Any, datetime], bool]
+SubmissionReader = Callable[[Any, Any], bool]
 
 _gates: list[ProblemGate] = []
 _pins: list[PackagePin] = []
 _readers: list[UnpublishedReader] = []
+_submission_readers: list[SubmissionReader] = []
 
 
 def register_problem_gate(gate: ProblemGate) -> None:
@@ -57,6 +60,19 @@ def register_package_pin(pin: PackagePin) -> None:
 def register_unpublished_reader(reader: UnpublishedReader) -> None:
     if reader not in _readers:
         _readers.append(reader)
+
+
+def register_submission_reader(reader: SubmissionReader) -> None:
+    if reader not in _submission_readers:
+        _submission_readers.append(reader)
+
+
+def reads_submission(user: Any, submission: Any) -> bool:
+    """Whether a reader lets ``user`` read another user's ``submission`` (an instructor of a
+    course of its author's, judge_site/courses/selectors.py)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return any(reader(user, submission) for reader in _submission_readers)
 
 
 def reads_unpublished(user: Any, problem: Any, now: datetime | None = None) -> bool:

@@ -46,7 +46,7 @@ CAPABILITIES = (UPLOAD, PUBLISH, REJUDGE, READ_SUBMISSIONS, VIEW_METRICS)
 AUTHOR = "author"
 TEACHING_ASSISTANT = "teaching assistant"
 # The admin's read-only lists each role needs beside its capabilities (the admin's actions on
-# them ask for the capability too: catalog/admin.py, submissions/admin.py).
+# them ask for the capability too: staff/problem_admin.py, staff/submission_admin.py).
 GROUPS: dict[str, tuple[str, ...]] = {
     AUTHOR: (UPLOAD, PUBLISH, REJUDGE, "catalog.view_problem", "staff.view_problemversion",
              "staff.view_rejudge"),

@@ -102,15 +102,6 @@ def instructor_may_read(user: AnyUser, submission: Submission) -> bool:
     ).exists()
 
 
-def submission_for_instructor(user: AnyUser, submission_id: int) -> Submission | None:
-    submission = (
-        Submission.objects.select_related("problem", "user").filter(pk=submission_id).first()
-    )
-    if submission is None or not instructor_may_read(user, submission):
-        return None
-    return submission
-
-
 def student_submissions_for_course(
     student: Membership, problem: Problem, limit: int = 200
 ) -> list[Submission]:

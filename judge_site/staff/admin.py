@@ -1,4 +1,5 @@
-"""The audit log, versions and rejudges in the admin: read-only records."""
+"""The audit log, versions and rejudges in the admin: read-only records. The problems' and the
+submissions' admin (whose actions are staff services) are registered from here too."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from judge_site.staff import problem_admin, submission_admin  # noqa: F401  (register)
 from judge_site.staff.models import AuditEntry, ProblemVersion, Rejudge, RejudgeItem
 
 

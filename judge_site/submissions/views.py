@@ -17,7 +17,6 @@ from django.views.decorators.http import require_GET, require_POST
 from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.core import gates, requests
-from judge_site.courses import selectors as course_selectors
 from judge_site.submissions import roofline, selectors, services, timeline
 from judge_site.submissions.models import Status, VerdictChoice
 
@@ -91,7 +90,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "sub": submission,
             "data": data,
             "can_diff": can_see_code,  # the author and staff: the diff page's readers
-            "can_see_code": can_see_code or course_selectors.instructor_may_read(request.user, submission),
+            "can_see_code": can_see_code or gates.reads_submission(request.user, submission),
             "bench": bench,
             "rejection": selectors.benchmark_rejection(submission.benchmark),
             "bars": _bars(bench),

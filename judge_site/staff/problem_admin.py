@@ -2,6 +2,8 @@
 
 A problem's content comes from its package (upload a new version at /staff/upload/); the
 admin shows it read-only and links to the staff package page.
+
+Registered by the staff app (judge_site/staff/admin.py): its actions are the staff services'.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Submissions in the admin: search and filter; the full view is the staff page."""
+"""Submissions in the admin: search and filter; the full view is the staff page.
+
+Registered by the staff app (judge_site/staff/admin.py): its actions are the staff services'.
+"""
 
 from __future__ import annotations
 
