@@ -12,8 +12,9 @@ from django.db.models import QuerySet
 
 from judge_site.catalog.models import Difficulty, Draft, Problem
 from judge_site.core import gates
+from judge_site.core.choices import Mode
 from judge_site.core.prepared import PreparedQuery
-from judge_site.submissions.models import BestResult, Mode, Submission
+from judge_site.submissions.models import BestResult, Submission
 
 STATUS_FILTERS = ("solved", "tried", "todo")
 

@@ -12,11 +12,11 @@ from django.views.decorators.http import require_GET, require_POST
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
 from judge_site.core import gates
+from judge_site.core.choices import Status
+from judge_site.core.fragments import content_key
 from judge_site.hints.services import hints_for
-from judge_site.submissions.models import Status
 from judge_site.submissions.problem_statistics import statistics_html
 from judge_site.submissions.routing import judging_route
-from judge_site.submissions.selectors import content_key
 
 RESUME_RECENT_MIN = 10
 

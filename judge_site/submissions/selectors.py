@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -265,12 +264,6 @@ class SolvedRow:
     rank: int
     username: str
     solved: int
-
-
-def content_key(values: Any) -> str:
-    """A cache key made of exactly what a fragment shows (its rows' values): the same values,
-    the same HTML, so a cached fragment can never be stale. ``{% cache ... key %}``."""
-    return hashlib.blake2b(repr(values).encode(), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)

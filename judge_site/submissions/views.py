@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.core import gates, requests
+from judge_site.core.fragments import content_key
 from judge_site.submissions import roofline, selectors, services, timeline
 from judge_site.submissions.models import Status, VerdictChoice
 
@@ -161,7 +162,7 @@ def submission_list(request: HttpRequest) -> HttpResponse:
         ProblemChoice(p.number, p.title) for p in catalog_selectors.problems_listed(request.user)
     ]
     # The table is cached under exactly what it shows: a verdict that lands changes the key.
-    table_key = selectors.content_key([everyone, *page])
+    table_key = content_key([everyone, *page])
     keep = {"problem": number, "verdict": verdict, "who": "all" if everyone else ""}
     query = urlencode({k: v for k, v in keep.items() if v})
     return render(
@@ -174,7 +175,7 @@ def submission_list(request: HttpRequest) -> HttpResponse:
             "current": {"problem": number, "verdict": verdict, "everyone": everyone},
             "query": query,
             "table_key": table_key,
-            "filters_key": selectors.content_key(
+            "filters_key": content_key(
                 (problems, number, verdict, everyone, request.user.is_staff)
             ),
         },
