@@ -9,6 +9,9 @@ JSON body, and the per-user limit on write calls.
   bad input, 401 no or bad token, 403 not allowed, 404 not found or not yours, 429 too many
   calls, with ``Retry-After``), sometimes with more keys beside ``error`` (a roster's rows).
 - The schema of every path and body: judge_site/core/openapi.py.
+- A view written as ``@api_view() def v(call: ApiCall, ...)`` gets the authenticated caller
+  and reads its body with ``call.body(schema)``; whatever it raises as ``ApiError`` (or a
+  subclass: an app's own refusals) is answered in the one error shape, in this one place.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
 from typing import Any
 
 from django.conf import settings
@@ -54,6 +59,66 @@ def user_for_key(key: str) -> AbstractBaseUser | None:
 def error(message: str, status: int = 400, **extra: Any) -> JsonResponse:
     """The API's one error shape."""
     return JsonResponse({"error": message, **extra}, status=status)
+
+
+class ApiError(Exception):
+    """A refused call: ``message`` says what is wrong and what to do, ``status`` the HTTP status;
+    ``api_view`` answers it with ``error``."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+    def response(self) -> JsonResponse:
+        return error(self.message, self.status)
+
+
+class _Answered(ApiError):
+    """A refusal whose response is already made (a bad body, read by ``checked_body``)."""
+
+    def __init__(self, answer: JsonResponse) -> None:
+        super().__init__("", answer.status_code)
+        self.answer = answer
+
+    def response(self) -> JsonResponse:
+        return self.answer
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """What an ``api_view`` gets: the request and its authenticated caller."""
+
+    request: HttpRequest
+    user: AbstractBaseUser
+
+    def body(self, schema_name: str, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:
+        """The request's JSON object checked against its schema; a bad one raises the 400."""
+        body = checked_body(self.request, schema_name, limit)
+        if isinstance(body, JsonResponse):
+            raise _Answered(body)
+        return body
+
+
+def api_view(*, limited: bool = True) -> Callable[[Callable[..., HttpResponse]],
+                                                   Callable[..., HttpResponse]]:
+    """Call the view as ``view(ApiCall, **url_kwargs)`` for an authenticated caller (401, 403
+    or 429 from ``caller`` otherwise); an ``ApiError`` it raises becomes the API's error."""
+
+    def wrap(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def run(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            user = caller(request, limited=limited)
+            if isinstance(user, JsonResponse):
+                return user
+            try:
+                return view(ApiCall(request, user), *args, **kwargs)
+            except ApiError as refused:
+                return refused.response()
+
+        return run
+
+    return wrap
 
 
 def _token_user(request: HttpRequest) -> AbstractBaseUser | None | bool:

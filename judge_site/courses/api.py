@@ -32,106 +32,80 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from judge_site.core.api import caller as _caller
-from judge_site.core.api import checked_body as _body
-from judge_site.core.api import error as _error
+from judge_site.core.api import ApiCall, api_view
 from judge_site.courses import export, grading, invitations, scoreboard, selectors, services
 from judge_site.courses.models import Course, Membership, Role
+from judge_site.courses.services import CourseError
 
 
-def _instructor(user: AbstractBaseUser, course_id: int) -> Membership | JsonResponse:
+def member_of(user: AbstractBaseUser, course_id: int, missing: str = "no such course") -> Membership:
+    """The caller's membership of the course; 404 (``missing``) for a course they are not in."""
     membership = selectors.membership_of(user, course_id)
     if membership is None:
-        return _error("no such course", 404)
-    if membership.role != Role.INSTRUCTOR:
-        return _error("only the course's instructors may do this", 403)
+        raise CourseError(missing, 404)
     return membership
 
 
-@csrf_exempt  # CSRF is enforced in core.api.authenticate for cookie-based requests
-@require_http_methods(["POST"])
-def courses(request: HttpRequest) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    body = _body(request, "CourseCreate")
-    if isinstance(body, JsonResponse):
-        return body
-    try:
-        course = services.course_create(user, body.get("title"))
-    except services.CourseError as exc:
-        return _error(exc.message, exc.status)
-    return JsonResponse({"id": course.pk, "join_code": course.join_code}, status=201)
-
-
-@csrf_exempt
-@require_http_methods(["POST"])
-def course_join(request: HttpRequest, course_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    body = _body(request, "CourseJoin")
-    if isinstance(body, JsonResponse):
-        return body
-    course = Course.objects.filter(pk=course_id).first()
-    if course is None:
-        return _error("no such course, or not its join code", 404)
-    return _membership_reply(lambda: services.course_join(
-        user, course, body["join_code"], share_email=body.get("share_email", False)))
+def instructor_of(user: AbstractBaseUser, course_id: int) -> Membership:
+    """The caller's membership as an instructor of the course; 404 or 403 otherwise."""
+    membership = member_of(user, course_id)
+    if membership.role != Role.INSTRUCTOR:
+        raise CourseError("only the course's instructors may do this", 403)
+    return membership
 
 
 def _membership_reply(join: Callable[[], tuple[Membership, bool]]) -> JsonResponse:
     """A joining's answer: the course and the role, 201 for a new membership, 200 for one
-    that was there already; a refusal as the API's error."""
-    try:
-        membership, created = join()
-    except services.CourseError as exc:
-        return _error(exc.message, exc.status)
+    that was there already."""
+    membership, created = join()
     return JsonResponse(
         {"course": membership.course_id, "role": membership.role}, status=201 if created else 200
     )
 
 
+# CSRF is enforced in core.api.authenticate for cookie-based requests.
 @csrf_exempt
 @require_http_methods(["POST"])
-def course_assignments(request: HttpRequest, course_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    membership = _instructor(user, course_id)
-    if isinstance(membership, JsonResponse):
-        return membership
-    body = _body(request, "AssignmentCreate")
-    if isinstance(body, JsonResponse):
-        return body
-    try:
-        assignment = services.assignment_create(user, membership.course, body)
-    except services.CourseError as exc:
-        return _error(exc.message, exc.status)
+@api_view()
+def courses(call: ApiCall) -> JsonResponse:
+    course = services.course_create(call.user, call.body("CourseCreate").get("title"))
+    return JsonResponse({"id": course.pk, "join_code": course.join_code}, status=201)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+@api_view()
+def course_join(call: ApiCall, course_id: int) -> JsonResponse:
+    body = call.body("CourseJoin")
+    course = Course.objects.filter(pk=course_id).first()
+    if course is None:
+        raise CourseError("no such course, or not its join code", 404)
+    return _membership_reply(lambda: services.course_join(
+        call.user, course, body["join_code"], share_email=body.get("share_email", False)))
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+@api_view()
+def course_assignments(call: ApiCall, course_id: int) -> JsonResponse:
+    membership = instructor_of(call.user, course_id)
+    body = call.body("AssignmentCreate")
+    assignment = services.assignment_create(call.user, membership.course, body)
     return JsonResponse({"id": assignment.pk}, status=201)
 
 
 @csrf_exempt
 @require_http_methods(["POST"])
-def course_roster(request: HttpRequest, course_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    membership = _instructor(user, course_id)
-    if isinstance(membership, JsonResponse):
-        return membership
+@api_view()
+def course_roster(call: ApiCall, course_id: int) -> JsonResponse:
+    membership = instructor_of(call.user, course_id)
     # A roster of MAX_ROSTER_BYTES, written as a JSON string (quotes, escapes), fits.
-    body = _body(request, "Roster", 2 * services.MAX_ROSTER_BYTES)
-    if isinstance(body, JsonResponse):
-        return body
-    try:
-        report = invitations.roster_import(user, membership.course, body["roster"])
-    except services.CourseError as exc:
-        return _error(exc.message, exc.status)
+    body = call.body("Roster", 2 * services.MAX_ROSTER_BYTES)
+    report = invitations.roster_import(call.user, membership.course, body["roster"])
     if not report.ok:
         return JsonResponse({
             "error": f"roster: {len(report.invalid)} rows are not a username or an e-mail "
@@ -149,52 +123,36 @@ def course_roster(request: HttpRequest, course_id: int) -> JsonResponse:
 
 
 @require_GET
-def my_invitations(request: HttpRequest) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
+@api_view()
+def my_invitations(call: ApiCall) -> JsonResponse:
     return JsonResponse({"invitations": [
         {"id": i.pk, "course": i.course_id, "title": i.course.title,
          "invited_at": i.invited_at.isoformat()}
-        for i in selectors.invitations_pending_for(user)[:200]
+        for i in selectors.invitations_pending_for(call.user)[:200]
     ]})
 
 
 @csrf_exempt
 @require_http_methods(["POST"])
-def invitation_accept(request: HttpRequest, invitation_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    body = _body(request, "InvitationAccept")
-    if isinstance(body, JsonResponse):
-        return body
+@api_view()
+def invitation_accept(call: ApiCall, invitation_id: int) -> JsonResponse:
+    body = call.body("InvitationAccept")
     return _membership_reply(lambda: invitations.invitation_accept(
-        user, invitation_id, share_email=body.get("share_email", False)))
+        call.user, invitation_id, share_email=body.get("share_email", False)))
 
 
 @csrf_exempt
 @require_http_methods(["POST"])
-def invitation_decline(request: HttpRequest, invitation_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    try:
-        invitation = invitations.invitation_decline(user, invitation_id)
-    except services.CourseError as exc:
-        return _error(exc.message, exc.status)
+@api_view()
+def invitation_decline(call: ApiCall, invitation_id: int) -> JsonResponse:
+    invitation = invitations.invitation_decline(call.user, invitation_id)
     return JsonResponse({"id": invitation.pk, "status": invitation.status})
 
 
 @require_GET
-def course_grades(request: HttpRequest, course_id: int) -> HttpResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    membership = _instructor(user, course_id)
-    if isinstance(membership, JsonResponse):
-        return membership
-    return grades_response(membership.course)
+@api_view()
+def course_grades(call: ApiCall, course_id: int) -> HttpResponse:
+    return grades_response(instructor_of(call.user, course_id).course)
 
 
 def grades_response(course: Course) -> HttpResponse:

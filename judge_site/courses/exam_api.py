@@ -20,64 +20,42 @@ covering the problem is refused with 403 ``{"error": "window: <why, and when>"}`
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.http import HttpRequest, JsonResponse
+from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from judge_site.core.api import caller as _caller
-from judge_site.core.api import checked_body as _body
-from judge_site.core.api import error as _error
+from judge_site.core.api import ApiCall, api_view
 from judge_site.courses import exams as rules
-from judge_site.courses import scoreboard, selectors, services
-from judge_site.courses.api import _instructor
+from judge_site.courses import scoreboard
+from judge_site.courses.api import instructor_of, member_of
 from judge_site.courses.models import Exam, Membership, Role
+from judge_site.courses.services import CourseError
 
 
-def _member_exam(
-    user: AbstractBaseUser, course_id: int, exam_id: int
-) -> tuple[Membership, Exam] | JsonResponse:
-    membership = selectors.membership_of(user, course_id)
-    exam = Exam.objects.filter(pk=exam_id, course_id=course_id).first() if membership else None
-    if membership is None or exam is None:
-        return _error("no such course or exam", 404)
+def _member_exam(user: AbstractBaseUser, course_id: int, exam_id: int) -> tuple[Membership, Exam]:
+    membership = member_of(user, course_id, "no such course or exam")
+    exam = Exam.objects.filter(pk=exam_id, course_id=course_id).first()
+    if exam is None:
+        raise CourseError("no such course or exam", 404)
     return membership, exam
 
 
 @csrf_exempt
 @require_http_methods(["POST"])
-def exams(request: HttpRequest, course_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    membership = _instructor(user, course_id)
-    if isinstance(membership, JsonResponse):
-        return membership
-    body = _body(request, "ExamCreate")
-    if isinstance(body, JsonResponse):
-        return body
-    try:
-        exam = rules.exam_create(user, membership.course, body)
-    except services.CourseError as exc:
-        return _error(exc.message, exc.status)
+@api_view()
+def exams(call: ApiCall, course_id: int) -> JsonResponse:
+    membership = instructor_of(call.user, course_id)
+    exam = rules.exam_create(call.user, membership.course, call.body("ExamCreate"))
     return JsonResponse({"id": exam.pk}, status=201)
 
 
 @csrf_exempt
 @require_http_methods(["POST"])
-def exam_start(request: HttpRequest, course_id: int, exam_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    found = _member_exam(user, course_id, exam_id)
-    if isinstance(found, JsonResponse):
-        return found
-    _, exam = found
-    now = timezone.now()
-    try:
-        seat, started = rules.exam_start(user, exam, now)
-    except services.CourseError as exc:
-        return _error(exc.message, exc.status)
+@api_view()
+def exam_start(call: ApiCall, course_id: int, exam_id: int) -> JsonResponse:
+    _, exam = _member_exam(call.user, course_id, exam_id)
+    seat, started = rules.exam_start(call.user, exam, timezone.now())
     assert seat.started_at is not None
     end = rules.seat_end(exam, seat.started_at, seat.extra_min)
     return JsonResponse(
@@ -87,14 +65,9 @@ def exam_start(request: HttpRequest, course_id: int, exam_id: int) -> JsonRespon
 
 
 @require_GET
-def exam_scoreboard(request: HttpRequest, course_id: int, exam_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    found = _member_exam(user, course_id, exam_id)
-    if isinstance(found, JsonResponse):
-        return found
-    membership, exam = found
+@api_view()
+def exam_scoreboard(call: ApiCall, course_id: int, exam_id: int) -> JsonResponse:
+    membership, exam = _member_exam(call.user, course_id, exam_id)
     board = scoreboard.scoreboard(exam, live=membership.role == Role.INSTRUCTOR)
     return JsonResponse({
         "exam": exam.pk, "kind": exam.kind, "frozen": board.frozen,
@@ -111,14 +84,10 @@ def exam_scoreboard(request: HttpRequest, course_id: int, exam_id: int) -> JsonR
 
 @csrf_exempt
 @require_http_methods(["POST"])
-def exam_unfreeze(request: HttpRequest, course_id: int, exam_id: int) -> JsonResponse:
-    user = _caller(request)
-    if isinstance(user, JsonResponse):
-        return user
-    membership = _instructor(user, course_id)
-    if isinstance(membership, JsonResponse):
-        return membership
+@api_view()
+def exam_unfreeze(call: ApiCall, course_id: int, exam_id: int) -> JsonResponse:
+    instructor_of(call.user, course_id)
     exam = Exam.objects.filter(pk=exam_id, course_id=course_id).first()
     if exam is None:
-        return _error("no such exam", 404)
-    return JsonResponse({"exam": exam.pk, "unfrozen": rules.exam_unfreeze(user, exam)})
+        raise CourseError("no such exam", 404)
+    return JsonResponse({"exam": exam.pk, "unfrozen": rules.exam_unfreeze(call.user, exam)})

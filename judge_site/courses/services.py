@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 
 from judge_site.catalog.models import Problem
 from judge_site.core import requests
+from judge_site.core.api import ApiError
 from judge_site.courses.models import (
     Assignment,
     AssignmentProblem,
@@ -34,14 +35,9 @@ MAX_ROSTER_ROWS = 2000
 MAX_ROSTER_BYTES = 256 * 1024
 
 
-class CourseError(Exception):
+class CourseError(ApiError):
     """A refused course action: ``message`` says why and what to do; ``status`` is the HTTP
-    status to answer with."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
+    status to answer with (the API answers it as its error; the pages show the message)."""
 
 
 CREATE_COURSE = "courses.create_course"
