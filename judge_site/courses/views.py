@@ -52,6 +52,16 @@ def _refused(request: HttpRequest, exc: services.CourseError) -> None:
     messages.error(request, exc.message)
 
 
+def _managed(request: HttpRequest, membership: Membership, action: Callable[[], str]) -> HttpResponse:
+    """An instructor's action from the manage page: what it did (the message ``action``
+    answers) or why it was refused, then back to the manage page."""
+    try:
+        messages.success(request, action())
+    except services.CourseError as exc:
+        _refused(request, exc)
+    return redirect("courses:manage", course_id=membership.course_id)
+
+
 @login_required
 @require_GET
 def course_list(request: HttpRequest) -> HttpResponse:
@@ -195,12 +205,11 @@ def course_manage(request: HttpRequest, membership: Membership) -> HttpResponse:
 @member_view(instructor=True)
 @require_POST
 def course_rotate(request: HttpRequest, membership: Membership) -> HttpResponse:
-    try:
+    def rotate() -> str:
         code = services.course_rotate_code(request.user, membership.course)
-        messages.success(request, f"New join code: {code}. The old one no longer works.")
-    except services.CourseError as exc:
-        _refused(request, exc)
-    return redirect("courses:manage", course_id=membership.course_id)
+        return f"New join code: {code}. The old one no longer works."
+
+    return _managed(request, membership, rotate)
 
 
 @member_view(instructor=True)
@@ -237,12 +246,11 @@ def roster_import(request: HttpRequest, membership: Membership) -> HttpResponse:
 @member_view(instructor=True)
 @require_POST
 def student_remove(request: HttpRequest, membership: Membership, user_id: int) -> HttpResponse:
-    try:
+    def remove() -> str:
         services.student_remove(request.user, membership.course, user_id)
-        messages.success(request, "Student removed.")
-    except services.CourseError as exc:
-        _refused(request, exc)
-    return redirect("courses:manage", course_id=membership.course_id)
+        return "Student removed."
+
+    return _managed(request, membership, remove)
 
 
 @member_view(instructor=True)
@@ -273,12 +281,11 @@ def _form_data(request: HttpRequest) -> dict[str, Any]:
 @require_POST
 def assignment_create(request: HttpRequest, membership: Membership) -> HttpResponse:
     zone = services.zone_named(request.POST.get("tz"))
-    try:
+    def create() -> str:
         services.assignment_create(request.user, membership.course, _form_data(request), zone=zone)
-        messages.success(request, "Assignment created.")
-    except services.CourseError as exc:
-        _refused(request, exc)
-    return redirect("courses:manage", course_id=membership.course_id)
+        return "Assignment created."
+
+    return _managed(request, membership, create)
 
 
 def _assignment(membership: Membership, assignment_id: int) -> Assignment:
@@ -297,12 +304,12 @@ def assignment_reschedule(
     zone = services.zone_named(request.POST.get("tz"))
     data = {k: request.POST[k] for k in ("opens_at", "due_at", "late_until", "late_credit")
             if k in request.POST}
-    try:
+
+    def reschedule() -> str:
         changed = services.assignment_reschedule(request.user, assignment, data, zone=zone)
-        messages.success(request, f"Changed: {', '.join(changed)}." if changed else "No change.")
-    except services.CourseError as exc:
-        _refused(request, exc)
-    return redirect("courses:manage", course_id=membership.course_id)
+        return f"Changed: {', '.join(changed)}." if changed else "No change."
+
+    return _managed(request, membership, reschedule)
 
 
 @member_view(instructor=True)
@@ -313,16 +320,16 @@ def extension_grant(
     assignment = _assignment(membership, assignment_id)
     zone = services.zone_named(request.POST.get("tz"))
     user_id = request.POST.get("user_id", "")
-    try:
+
+    def grant() -> str:
         if not user_id.isdigit():
             raise services.CourseError("student: choose one")
         services.extension_grant(
             request.user, assignment, int(user_id), request.POST.get("due_at", ""), zone=zone
         )
-        messages.success(request, "Extension given.")
-    except services.CourseError as exc:
-        _refused(request, exc)
-    return redirect("courses:manage", course_id=membership.course_id)
+        return "Extension given."
+
+    return _managed(request, membership, grant)
 
 
 @member_view(instructor=True)

@@ -28,15 +28,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from judge_site.core.choices import Mode, Status, VerdictChoice
 from judge_site.submissions.models import (
     VERDICT_ORDER,
     BestResult,
-    Mode,
     ProblemStats,
-    Status,
     Submission,
     UserStats,
-    VerdictChoice,
 )
 from sandbox.grader.contracts import Trust
 

@@ -15,17 +15,10 @@ from django.db.models import BigIntegerField, F, Func, IntegerField, QuerySet
 
 from judge_site.catalog.models import Device, Problem
 from judge_site.core import gates
+from judge_site.core.choices import Mode, Status, VerdictChoice
 from judge_site.core.prepared import UNREAD, PreparedQuery
 from judge_site.core.roles import READ_SUBMISSIONS, can
-from judge_site.submissions.models import (
-    BestResult,
-    Mode,
-    ProblemStats,
-    Status,
-    Submission,
-    UserStats,
-    VerdictChoice,
-)
+from judge_site.submissions.models import BestResult, ProblemStats, Submission, UserStats
 from judge_site.submissions.scratch import scratch_json
 from sandbox.grader.contracts import REJECTED_NEXT, Trust, rejected_because, unbelieved
 from sandbox.grader.feedback import feedback_lines, hidden_policy, tests_for_student
