@@ -19,7 +19,7 @@ _pending = []
 
 
 def _patch():
-    server = getattr(sys.modules.get("__main__"), "_Server", None)
+    server = getattr(sys.modules.get("sandbox.runner.server"), "_Server", None)
     if server is None or getattr(server, "_deferred", False):
         return
     real = server.op_last_output

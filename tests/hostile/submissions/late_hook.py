@@ -19,7 +19,7 @@ _cache = {}
 
 
 def _hook():
-    builder = sys.modules.get("inputs")
+    builder = sys.modules.get("sandbox.runner.inputs")
     if builder is None or getattr(builder, "_hooked", False):
         return
     real = builder.late_input

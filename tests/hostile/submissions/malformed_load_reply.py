@@ -6,8 +6,8 @@ Expected: CE or RE, never IE."""
 import os
 import sys
 
-_runner = sys.modules["__main__"]
-_framing = sys.modules["framing"]
+_runner = sys.modules["sandbox.runner.server"]
+_framing = sys.modules["sandbox.runner.framing"]
 _reply = {
     "ok": True,
     "status": "error",

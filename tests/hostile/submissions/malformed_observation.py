@@ -6,8 +6,8 @@ once let the decoder's TypeError escape as an internal error. Expected: RE, neve
 import os
 import sys
 
-_runner = sys.modules["__main__"]
-_framing = sys.modules["framing"]
+_runner = sys.modules["sandbox.runner.server"]
+_framing = sys.modules["sandbox.runner.framing"]
 _OBS = {
     "t": "dict",
     "v": [

