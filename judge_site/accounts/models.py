@@ -9,6 +9,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from judge_site.core.constraints import one_per
+
 TOKEN_PREFIX_CHARS = 8
 
 
@@ -116,9 +118,7 @@ class RejudgeNotice(models.Model):
     error = models.TextField(blank=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "rejudge_id"], name="one_notice_per_rejudge")
-        ]
+        constraints = one_per("one_notice_per_rejudge", "user", "rejudge_id")
 
     def __str__(self) -> str:
         return f"rejudge {self.rejudge_id} notice to {self.user}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from judge_site.core.constraints import one_per
+
 
 class Difficulty(models.TextChoices):
     EASY = "easy"
@@ -59,9 +61,7 @@ class Draft(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "problem"], name="one_draft_per_user_problem")
-        ]
+        constraints = one_per("one_draft_per_user_problem", "user", "problem")
 
     def __str__(self) -> str:
         return f"draft of {self.user_id} for problem {self.problem_id}"

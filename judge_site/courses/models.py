@@ -19,6 +19,7 @@ from django.db.models import F, Q
 
 from judge_site.catalog.models import Problem
 from judge_site.core.choices import ExamKind, InvitationStatus, Role
+from judge_site.core.constraints import one_per
 
 # No 0/O/1/I/L: a code read aloud in a lecture or copied from a slide survives.
 JOIN_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -63,9 +64,7 @@ class Membership(models.Model):
 
     class Meta:
         ordering = ["course_id", "role", "user_id"]
-        constraints = [
-            models.UniqueConstraint(fields=["course", "user"], name="one_membership_per_user")
-        ]
+        constraints = one_per("one_membership_per_user", "course", "user")
         indexes = [models.Index(fields=["course", "role"])]
 
     def __str__(self) -> str:
@@ -128,11 +127,7 @@ class AssignmentProblem(models.Model):
 
     class Meta:
         ordering = ["assignment_id", "position", "id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["assignment", "problem"], name="one_problem_per_assignment"
-            )
-        ]
+        constraints = one_per("one_problem_per_assignment", "assignment", "problem")
 
     def __str__(self) -> str:
         return f"{self.assignment_id}: problem {self.problem_id}"
@@ -150,9 +145,7 @@ class Extension(models.Model):
     granted_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["assignment", "user"], name="one_extension_per_user")
-        ]
+        constraints = one_per("one_extension_per_user", "assignment", "user")
 
     def __str__(self) -> str:
         return f"{self.user} until {self.due_at:%Y-%m-%d %H:%M} ({self.assignment_id})"
@@ -185,9 +178,7 @@ class Invitation(models.Model):
 
     class Meta:
         ordering = ["course_id", "address"]
-        constraints = [
-            models.UniqueConstraint(fields=["course", "address"], name="one_invitation_per_address")
-        ]
+        constraints = one_per("one_invitation_per_address", "course", "address")
         indexes = [models.Index(fields=["address", "status"])]
 
     def __str__(self) -> str:
@@ -251,9 +242,7 @@ class ExamProblem(models.Model):
 
     class Meta:
         ordering = ["exam_id", "position", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["exam", "problem"], name="one_problem_per_exam")
-        ]
+        constraints = one_per("one_problem_per_exam", "exam", "problem")
         indexes = [models.Index(fields=["problem"])]
 
     def __str__(self) -> str:
@@ -275,9 +264,7 @@ class ExamSeat(models.Model):
 
     class Meta:
         ordering = ["exam_id", "user_id"]
-        constraints = [
-            models.UniqueConstraint(fields=["exam", "user"], name="one_seat_per_student")
-        ]
+        constraints = one_per("one_seat_per_student", "exam", "user")
 
     def __str__(self) -> str:
         return f"{self.user} in exam {self.exam_id}"

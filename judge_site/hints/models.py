@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from judge_site.catalog.models import Problem
+from judge_site.core.constraints import one_per
 
 
 class HintSettings(models.Model):
@@ -39,9 +40,7 @@ class HintShown(models.Model):
     submits_before = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "problem", "check_key", "rung"], name="hint_shown_once")
-        ]
+        constraints = one_per("hint_shown_once", "user", "problem", "check_key", "rung")
         indexes = [models.Index(fields=["problem", "user"])]
 
     def __str__(self) -> str:

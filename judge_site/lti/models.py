@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from judge_site.core.constraints import one_per
 from judge_site.courses.models import Assignment, Course
 
 
@@ -69,9 +70,7 @@ class GradePush(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["link", "user"], name="one_grade_push_per_link_user")
-        ]
+        constraints = one_per("one_grade_push_per_link_user", "link", "user")
         indexes = [models.Index(fields=["state", "scored_at"])]
 
     def __str__(self) -> str:

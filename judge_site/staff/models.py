@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from judge_site.core.constraints import one_per
 from judge_site.submissions.models import Submission
 
 
@@ -46,11 +47,7 @@ class ProblemVersion(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["problem_number", "ordinal"], name="one_ordinal_per_problem"
-            )
-        ]
+        constraints = one_per("one_ordinal_per_problem", "problem_number", "ordinal")
 
     def __str__(self) -> str:
         return f"problem {self.problem_number} v{self.ordinal} ({self.check_status})"

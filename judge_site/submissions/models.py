@@ -14,6 +14,7 @@ from django.db import models
 
 from judge_site.catalog.models import Problem
 from judge_site.core.choices import Mode, Status, VerdictChoice
+from judge_site.core.constraints import one_per
 from judge_site.core.indexes import NullsLastIndex
 from sandbox.grader.contracts import JudgeResult
 
@@ -171,9 +172,7 @@ class BestResult(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["user", "problem"], name="one_best_result_per_pair")
-        ]
+        constraints = one_per("one_best_result_per_pair", "user", "problem")
         indexes = [
             # The problem's leaderboard: accepted rows by speedup, ties by time (NullsLastIndex:
             # the same index on SQLite, whose CREATE INDEX refuses NULLS LAST).
