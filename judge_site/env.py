@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
+
+T = TypeVar("T")
 
 
 class ConfigError(ImproperlyConfigured):
@@ -35,20 +39,21 @@ def envbool(name: str, default: str = "False") -> bool:
     raise ConfigError(f"{name}={raw!r} is not a boolean: use true or false")
 
 
-def envint(name: str, default: str) -> int:
+def _parsed(name: str, default: str, parse: Callable[[str], T], kind: str) -> T:
+    """The variable's value read by ``parse``; a ConfigError naming it when it is not ``kind``."""
     raw = os.environ.get(name, default)
     try:
-        return int(raw)
+        return parse(raw)
     except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not an integer") from None
+        raise ConfigError(f"{name}={raw!r} is not {kind}") from None
+
+
+def envint(name: str, default: str) -> int:
+    return _parsed(name, default, int, "an integer")
 
 
 def envfloat(name: str, default: str) -> float:
-    raw = os.environ.get(name, default)
-    try:
-        return float(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    return _parsed(name, default, float, "a number")
 
 
 def envlist(name: str, default: str = "") -> list[str]:

@@ -46,9 +46,8 @@ invitations = [
     path("<int:invitation_id>/decline", views.invitation_decline, name="invitation_decline"),
 ]
 invitations_api = [
-    path("", api.my_invitations, name="api_invitations"),
-    path("/<int:invitation_id>/accept", api.invitation_accept, name="api_invitation_accept"),
-    path("/<int:invitation_id>/decline", api.invitation_decline, name="api_invitation_decline"),
+    path("<int:invitation_id>/accept", api.invitation_accept, name="api_invitation_accept"),
+    path("<int:invitation_id>/decline", api.invitation_decline, name="api_invitation_decline"),
 ]
 
 urlpatterns = [
@@ -58,6 +57,7 @@ urlpatterns = [
     path("courses/invitations/", include(invitations)),
     path("courses/<int:course_id>/", include(course_pages)),
     path("api/v1/courses", api.courses, name="api_courses"),
-    path("api/v1/courses/invitations", include(invitations_api)),
+    path("api/v1/courses/invitations", api.my_invitations, name="api_invitations"),
+    path("api/v1/courses/invitations/", include(invitations_api)),
     path("api/v1/courses/<int:course_id>/", include(course_api)),
 ]
