@@ -11,12 +11,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
-from judge_site.core import gates
+from judge_site.core import gates, page_parts
 from judge_site.core.choices import Status
 from judge_site.core.fragments import content_key
-from judge_site.hints.services import hints_for
-from judge_site.submissions.problem_statistics import statistics_html
-from judge_site.submissions.routing import judging_route
 
 RESUME_RECENT_MIN = 10
 
@@ -77,15 +74,13 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             "limits": limits,
             "functions": (problem.manifest or {}).get("functions", []),
             "resume": resume,
-            # Where this site judges it (a GPU problem on CPU, or not at all), said up front.
-            "judging": judging_route(problem),
             "code": selectors.draft_code(request.user, problem) or problem.starter_code,
             # The package's notes.md (tensor or practice): shown after the user's accepted Submit.
             # Inside an exam window neither the notes nor the statistics are shown.
             "solution_notes": None if gate else selectors.solution_notes(request.user, problem),
-            "stats_html": "" if gate else statistics_html(problem, page.counters),
-            "hints": hints_for(request.user, problem, page.hint_override),
             "exam_gate": gate,
+            # The statistics, where it is judged, the hints: from the apps above (page_parts).
+            **page_parts.problem_page_parts(request, problem, page, gate),
         },
     )
 

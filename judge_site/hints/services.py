@@ -189,3 +189,8 @@ def staff_table(problem: Problem) -> list[dict[str, Any]]:
         entry["mean_attempts_to_ac"] = round(sum(counts) / len(counts), 1) if counts else None
         out.append(entry)
     return out
+
+
+def problem_page_part(request: Any, problem: Problem, page: Any, gate: Any) -> dict[str, Any]:
+    """The hints' part of a problem's page (judge_site/core/page_parts.py)."""
+    return {"hints": hints_for(request.user, problem, page.hint_override)}

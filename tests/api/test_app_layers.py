@@ -4,7 +4,7 @@ fail on an import from a lower app into a higher one, between two apps of the sa
 another app's private name (``_name``).
 
 A lower app that must ask a higher one registers a hook instead (judge_site/core/gates.py,
-``core.api.register_token_reader``); a piece that both need moves down (core/choices.py,
+core/page_parts.py, ``core.api.register_token_reader``); a piece that both need moves down (core/choices.py,
 core/roles.py, core/fragments.py).
 """
 
@@ -43,9 +43,7 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
     ("catalog/worker_views.py", "submissions"): "package_cache: the worker package",
     ("catalog/worker_views.py", "staff"): "ProblemVersion: the package server beside the cache",
     ("submissions/routing.py", "staff"): "heartbeat: the worker package",
-    # The catalog's pages show the user's marks, statistics, judging route and hints.
-    ("catalog/views.py", "submissions"): "problem page: statistics and judging route",
-    ("catalog/views.py", "hints"): "problem page: hints",
+    # The catalog's problem list shows the user's marks and resumes their latest run.
     ("catalog/selectors.py", "submissions"): "problem list: the user's marks and latest run",
 }
 
