@@ -65,7 +65,7 @@ class BenchShape:
     args: list[Any]
     baseline: str | None = None
     case: str | None = None
-    cost: CostModel | None = None  # bytes and flops that must move (sandbox/bench/cost.py)
+    cost: CostModel | None = None  # bytes and flops that must move (sandbox/grader/cost.py)
     device: str = "any"  # where it is timed: "cpu", "gpu" or "any" (sandbox/bench/shape_rule.py)
 
 

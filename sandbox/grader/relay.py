@@ -4,7 +4,7 @@ it cannot start (the launcher's side, which starts them, is sandbox/host/relay_s
 Authors' code (a package's ``tests.py``, ``solution.py``, a practice folder's ``test.py``) runs
 in the confined grader process (sandbox/grader/process.py): a sandbox of its own, with no Docker
 socket, no database or broker credentials, no network. It still needs sandboxes for the
-student's file and the baseline; the worker's launcher (sandbox/confined.py), which holds the
+student's file and the baseline; the worker's launcher (sandbox/host/confined.py), which holds the
 engine, starts them on its behalf and relays their frames. Both sides speak in frames
 (sandbox/runner/framing.py) over the grader process's stdin/stdout:
 

@@ -210,7 +210,7 @@ class GraderHost:
 
 class ConfinedGraders:
     """Grader processes by trust domain, started with ``start`` (a Sandbox running
-    grader_process.py), at most ``max_domains`` kept, each retired after ``max_age_s``."""
+    sandbox.grader.process), at most ``max_domains`` kept, each retired after ``max_age_s``."""
 
     def __init__(self, start: Callable[[], Sandbox], max_age_s: float = 600.0,
                  max_domains: int = 3) -> None:

@@ -1,6 +1,7 @@
-"""The confined grader's launcher and relay (sandbox/host/confined.py, relay.py, grader_process.py),
-driven through the local backend: grader processes are plain subprocesses here (the Docker
-confinement itself is proven in tests/hostile/test_hostile_packages.py). A judging through the
+"""The confined grader's launcher and relay (sandbox/host/confined.py and relay_service.py,
+sandbox/grader/relay.py and process.py), driven through the local backend: grader processes
+are plain subprocesses here (the Docker confinement itself is proven in
+tests/hostile/test_hostile_packages.py). A judging through the
 grader process gives what an in-process judging gives; a grader process that dies, hangs or
 receives a package whose content hash does not match ends the job as IE and is replaced; the
 launcher, not the grader, decides the labels and GPU of every sandbox and closes them all."""
