@@ -1,4 +1,5 @@
-"""How a sandbox container is made (the Docker backend), as data: what it is started with.
+"""How a sandbox container is made (the Docker backend), as data: what it is started with, and
+how it is frozen while another sandbox is timed on its CPUs.
 
 Hardening (DESIGN.md, "Sandbox hardening"): no network, no IPC sharing (no /dev/shm), read-only
 root, one tmpfs for /tmp (size and inode caps; exec allowed: torch extensions and Triton load
@@ -11,6 +12,8 @@ process, a wall-clock kill from outside, no environment but HOME/TMPDIR/PATH/OMP
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
 from typing import Any, Protocol
 
@@ -18,11 +21,17 @@ from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from sandbox.host.backends.base import RUNNER_ENV, SandboxSpec
 
+log = logging.getLogger("sandbox.host.backends.docker")
+
 LABEL = "tensor-judge.sandbox"
 LABEL_CREATED = "tensor-judge.created"
 SANDBOX_UID = 10001
 PATH = "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"
 INODES_PER_MIB = 256  # one inode per 4 KiB page of /tmp
+# CPU weights (cgroup cpu.shares): a warm sandbox still importing torch while a judging of its
+# worker process is timed on the same CPUs drops to the lowest weight when it cannot be paused.
+LOWEST_CPU_SHARES = 2
+NORMAL_CPU_SHARES = 1024
 
 
 class DockerHost(Protocol):
@@ -94,3 +103,32 @@ def create_options(backend: DockerHost, spec: SandboxSpec, cpuset: str | None) -
         device_requests=device_requests,
         detach=True,
     )
+
+
+def freeze(container: Any, backend: DockerHost, pause_only: bool, name: str) -> str:
+    """Pause ``container`` (cgroup freezer), or where the engine cannot (and not
+    ``pause_only``), drop it to the lowest CPU weight: how ("pause" | "weight"), '' if neither."""
+    if backend.can_pause:
+        try:
+            container.pause()
+            return "pause"
+        except Exception as exc:  # e.g. "unable to freeze": no freezer in this engine
+            log.info("sandbox %s: pause failed (%s); lowering its CPU weight", name, exc)
+            backend.can_pause = False
+    if pause_only:
+        return ""
+    try:
+        container.update(cpu_shares=LOWEST_CPU_SHARES)
+        return "weight"
+    except Exception as exc:
+        log.warning("sandbox %s: cannot lower its CPU weight: %s", name, exc)
+        return ""
+
+
+def thaw(container: Any, how: str) -> None:
+    """Undo :func:`freeze` ("pause" or "weight"; nothing for '')."""
+    with contextlib.suppress(Exception):
+        if how == "pause":
+            container.unpause()
+        elif how == "weight":
+            container.update(cpu_shares=NORMAL_CPU_SHARES)

@@ -26,7 +26,7 @@ from sandbox.host.backends.base import (
     SandboxTimeout,
 )
 from sandbox.host.backends.cgroup_cpu import CgroupCpu
-from sandbox.host.backends.docker_options import DockerHost, create_options
+from sandbox.host.backends.docker_options import DockerHost, create_options, freeze, thaw
 from sandbox.host.backends.gpu_lock import GpuLock
 from sandbox.runner.framing import FrameError
 
@@ -35,10 +35,6 @@ log = logging.getLogger("sandbox.host.backends.docker")
 # What the runner itself may print on stderr besides the student's output (a traceback of its
 # own, a warning) before the output limit counts as exceeded.
 STDERR_SLACK_BYTES = 16 * 1024
-# CPU weights (cgroup cpu.shares): a warm sandbox still importing torch while a judging of its
-# worker process is timed on the same CPUs drops to the lowest weight when it cannot be paused.
-LOWEST_CPU_SHARES = 2
-NORMAL_CPU_SHARES = 1024
 
 
 
@@ -146,37 +142,16 @@ class DockerSandbox(Sandbox):
             return False
 
     def freeze(self, pause_only: bool = False) -> bool:
-        """Stop every process of the sandbox while another one is timed on its CPU set: pause
-        it (cgroup freezer), or where the engine cannot (and not ``pause_only``), drop it to
-        the lowest CPU weight. False when neither worked."""
-        if self._backend.can_pause:
-            try:
-                self._container.pause()
-                self._frozen_by = "pause"
-                return True
-            except Exception as exc:  # e.g. "unable to freeze": no freezer in this engine
-                log.info(
-                    "sandbox %s: pause failed (%s); lowering its CPU weight", self.container_id, exc
-                )
-                self._backend.can_pause = False
-        if pause_only:
-            return False
-        try:
-            self._container.update(cpu_shares=LOWEST_CPU_SHARES)
-            self._frozen_by = "weight"
-            return True
-        except Exception as exc:
-            log.warning("sandbox %s: cannot lower its CPU weight: %s", self.container_id, exc)
-            return False
+        """Stop every process of the sandbox while another one is timed on its CPU set
+        (docker_options.freeze: paused, or else at the lowest CPU weight). False when neither
+        worked."""
+        self._frozen_by = freeze(self._container, self._backend, pause_only, self.container_id)
+        return bool(self._frozen_by)
 
     def thaw(self) -> None:
         """Undo ``freeze``."""
         how, self._frozen_by = self._frozen_by, ""
-        with contextlib.suppress(Exception):
-            if how == "pause":
-                self._container.unpause()
-            elif how == "weight":
-                self._container.update(cpu_shares=NORMAL_CPU_SHARES)
+        thaw(self._container, how)
 
     def cpu_ns(self) -> int | None:
         """The container's CPU time (its cgroup's file under the backend's ``cgroup_root``,
