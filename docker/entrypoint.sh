@@ -47,6 +47,12 @@ worker)
         echo "entrypoint: $gpus GPU(s): $concurrency judging process(es) on the gpu queue"
         ;;
     esac
+    # A stop (SIGTERM: docker compose stop, an upgrade, scripts/up --down) is Celery's cold
+    # shutdown with its soft part (CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT_S): the running judgings
+    # get that long to end, then they are cancelled and go back to the queue (acks_late), and
+    # the shutdown hooks remove the warm sandboxes. Celery's warm shutdown (plain SIGTERM)
+    # waited for the judgings however long they took, past the stop grace, and was killed.
+    export REMAP_SIGTERM="${REMAP_SIGTERM:-SIGQUIT}"
     exec celery -A judge_site worker \
         --queues "${WORKER_QUEUES:-cpu}" \
         --concurrency "$concurrency" \

@@ -253,6 +253,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker's stop: docker/entrypoint.sh maps SIGTERM to Celery's cold shutdown, whose soft part
+# lets the running judgings go on this long, then cancels them (acks_late: back to the queue,
+# judged again by the next worker). Keep it well below compose's stop_grace_period (60 s).
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = envfloat("CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT_S", "10")
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", "300")
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", "360")
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 240}

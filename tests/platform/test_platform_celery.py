@@ -94,3 +94,14 @@ def test_celery_only_speaks_json_and_acks_late() -> None:
     assert conf.task_acks_late is True and conf.worker_prefetch_multiplier == 1
     assert conf.task_soft_time_limit < conf.task_time_limit
     assert conf.broker_transport_options["visibility_timeout"] > conf.task_time_limit
+
+
+def test_a_worker_stop_is_a_soft_shutdown_well_within_the_stop_grace() -> None:
+    """SIGTERM is Celery's cold shutdown with a soft part (the running judgings cancelled and
+    queued again after it) that ends far before compose's 60 s stop_grace_period; the judging
+    stopped mid-way: test_platform_faults.py."""
+    assert app.conf.task_acks_late and app.conf.task_reject_on_worker_lost
+    assert 0 < app.conf.worker_soft_shutdown_timeout <= 20
+    worker_role = (ROOT / "docker" / "entrypoint.sh").read_text().split("\nworker)")[1]
+    assert 'export REMAP_SIGTERM="${REMAP_SIGTERM:-SIGQUIT}"' in worker_role.split("\n    ;;")[0]
+    assert "stop_grace_period: 60s" in (ROOT / "docker-compose.yml").read_text()

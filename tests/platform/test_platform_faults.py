@@ -46,7 +46,7 @@ from django.contrib.auth import get_user_model
 from judge_site.catalog.models import Problem
 from judge_site.submissions.services import submission_create
 problem = Problem.objects.get(number=48)
-code = "import time\\ntime.sleep({sleep_s})\\n" + Path("{path}").read_text()
+code = "import time\\ntime.sleep({sleep_s})\\n" + Path("{path}").read_text() + {tail!r}
 ids = []
 for name, count in {users!r}:
     user, _ = get_user_model().objects.get_or_create(username=name)
@@ -208,13 +208,28 @@ def _back(stack: Stack, fault: str, since: float) -> bool:
     return " ready." in logs
 
 
-def _burst(stack: Stack, fault: str) -> list[int]:
+def _burst(
+    stack: Stack, fault: str, sleep_s: float = SLEEP_S, counts: tuple[int, ...] = (3, 1, 1),
+    tail: str = "",
+) -> list[int]:
     accepted = sorted(ROOT.glob("problems/048-*/solutions/AC/*.py"))
     assert accepted, "problem 48 has no solutions/AC/ file"
     path = "/app/" + str(accepted[0].relative_to(ROOT))
-    users = [(f"{fault}-ann", 3), (f"{fault}-ben", 1), (f"{fault}-cat", 1)]
-    out = stack.manage("web", "shell", "-c", BURST.format(sleep_s=SLEEP_S, path=path, users=users))
+    users = [(f"{fault}-{name}", n) for name, n in zip(("ann", "ben", "cat"), counts, strict=False)]
+    out = stack.manage(
+        "web", "shell", "-c", BURST.format(sleep_s=sleep_s, path=path, users=users, tail=tail)
+    )
     return json.loads(out[out.index("IDS ") + 4 :].splitlines()[0])
+
+
+def _wait_until_one_runs(stack: Stack, ids: list[int]) -> dict[int, tuple[str, str, int]]:
+    deadline = time.monotonic() + 90
+    while True:  # hit the burst while a judging runs
+        states = _states(stack, ids) or {}
+        if any(s[0] == "running" for s in states.values()):
+            return states
+        assert time.monotonic() < deadline, f"no judging of the burst started: {states}"
+        time.sleep(0.3)
 
 
 # A minute is the target; the margin is for a loaded CI machine, where the triton sandbox's
@@ -263,14 +278,7 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
     row = Row(fault)
     ROWS.append(row)
     ids = _burst(stack, fault)
-
-    deadline = time.monotonic() + 90
-    while True:  # hit the burst while a judging runs
-        states = _states(stack, ids) or {}
-        if any(s[0] == "running" for s in states.values()):
-            break
-        assert time.monotonic() < deadline, f"no judging of the burst started: {states}"
-        time.sleep(0.3)
+    states = _wait_until_one_runs(stack, ids)
     row.in_flight = sum(1 for s in states.values() if s[0] != "done")
 
     grace = STOP_GRACE_S.get(fault, 5)
@@ -284,6 +292,13 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
     back = time.monotonic()
     row.service_back_s = back - started
 
+    _check_recovery(stack, row, ids, started, back)
+
+
+def _check_recovery(stack: Stack, row: Row, ids: list[int], started: float, back: float) -> None:
+    """Every judging of the burst reaches its verdict (AC) within RECOVER_WITHIN_S of the
+    service being back, none judged to the end twice, no sandbox left, the site answers."""
+    fault = row.fault
     finished: float | None = None
     site_back: float | None = None
     # The bound is for a machine of its own: the busiest load seen during the recovery
@@ -332,3 +347,51 @@ def test_a_restart_loses_no_judging(faulty_stack: Stack, fault: str) -> None:
     )
     assert site_back is not None, f"{fault}: the site did not answer again"
     assert not left, f"{fault}: sandboxes left behind: {left}"
+
+
+# A stop (SIGTERM, as `docker compose stop`, `scripts/up` and an upgrade send it) while judgings
+# run: the worker lets them run CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT_S (10 s), then cancels them
+# (their messages go back to the queue: acks_late) and exits, far below its 60 s grace; before,
+# Celery's warm shutdown waited for the judgings however long they took (39 s here), and dockerd
+# killed a worker whose judging outlasted the grace.
+STOP_WITHIN_S = 25
+# A Run of problem 48 that takes about 32 s: its import and each of its three public calls of
+# `embed` sleep 8 s (each request's limit is 10 s).
+SLOW_S = 8
+SLOW_EMBED = f"\n_embed = embed\ndef embed(*a, **k):\n    time.sleep({SLOW_S})\n    return _embed(*a, **k)\n"
+
+
+def test_a_worker_stopped_mid_judging_stops_in_seconds_and_loses_nothing(
+    faulty_stack: Stack,
+) -> None:
+    stack = faulty_stack
+    row = Row("worker stop")
+    ROWS.append(row)
+    ids = _burst(stack, "stop", sleep_s=SLOW_S, counts=(1, 1), tail=SLOW_EMBED)
+    states = _wait_until_one_runs(stack, ids)
+    row.in_flight = sum(1 for s in states.values() if s[0] != "done")
+    time.sleep(3)  # in the judging's sleeping import
+
+    stopped_at = time.time()
+    started = time.monotonic()
+    stop = stack.compose("stop", "-t", "60", "worker", timeout=180)
+    stop_s = time.monotonic() - started
+    assert stop.returncode == 0, stop.stderr
+    row.notes.append(f"stopped in {stop_s:.1f} s (grace 60 s)")
+    iso = datetime.fromtimestamp(stopped_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stopping = stack.compose("logs", "--no-color", "--since", iso, "worker").stdout
+    # Cancelled, not waited for (a warm shutdown ends only after both verdicts).
+    cut = [sid for sid, s in (_states(stack, ids) or {}).items() if s[0] != "done"]
+    assert cut, f"the stop waited for the judgings to end:\n{stopping[-3000:]}"
+    start = stack.compose("start", "worker", timeout=180)
+    assert start.returncode == 0, start.stderr
+    while not _back(stack, "worker", stopped_at):
+        assert time.monotonic() < started + 180, "the worker did not come back in 3 minutes"
+        time.sleep(1)
+    back = time.monotonic()
+    row.service_back_s = back - started
+
+    _check_recovery(stack, row, ids, started, back)
+    assert stop_s <= STOP_WITHIN_S * machine_load.stretch(), (
+        f"the worker took {stop_s:.0f} s to stop mid-judging:\n{stopping[-3000:]}"
+    )
