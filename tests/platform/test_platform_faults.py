@@ -8,7 +8,8 @@ worker, web, beat), and then checks that every judging of the burst reaches its 
 two minutes of the service being back, that none was judged to the end twice (each worker
 logs "submission N: judged ..." once per verdict it writes), that no sandbox is left behind,
 and that the site answers again. It prints a table (fault, in flight, lost, duplicated,
-retried, time to recover, site back).
+retried, time to recover, site back). A last round stops the worker (SIGTERM, 60 s grace) in
+the middle of two long judgings: it must stop in seconds, and both reach their verdict after.
 
 The Docker engine itself is not restarted here: the suite does not own it (CI's dockerd also
 runs every other test's containers).
