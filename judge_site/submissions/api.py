@@ -1,5 +1,6 @@
-"""The submissions API (/api/v1/problems, /api/v1/submissions): token auth, the error shape
-and the body parsing of judge_site/core/api.py; the schema in judge_site/core/openapi.py."""
+"""The submissions API (/api/v1/problems, /api/v1/submissions): token auth, the error type
+(``ApiError``; a ``SubmissionError`` is one) and the body parsing of judge_site/core/api.py; the
+schema in judge_site/core/openapi.py."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from judge_site.catalog.models import Problem
 from judge_site.catalog.selectors import problem_readable as readable
 from judge_site.catalog.selectors import visible_problems
 from judge_site.core import requests
-from judge_site.core.api import authenticate, caller, checked, error, parse_body
+from judge_site.core.api import ApiCall, ApiError, api_view, authenticate, checked, parse_body
 from judge_site.core.prepared import PreparedQuery
 from judge_site.submissions import selectors, services
 
@@ -46,49 +47,43 @@ _PROBLEMS = PreparedQuery(
 )
 
 
-@csrf_exempt  # CSRF is enforced in core.api.authenticate for cookie-based requests
+# CSRF is enforced in core.api.authenticate for cookie-based requests.
+@csrf_exempt
 @require_http_methods(["POST"])
-def submissions(request: HttpRequest) -> JsonResponse:
-    user = caller(request, limited=False)  # services' throttles: per minute, and in flight
-    if isinstance(user, JsonResponse):
-        return user
+@api_view(limited=False)  # services' throttles: per minute, and in flight
+def submissions(call: ApiCall) -> JsonResponse:
     try:
-        raw = request.body
+        raw = call.request.body
     except RequestDataTooBig:
-        return error(
+        raise ApiError(
             f"code: the request is too large (limit {settings.JUDGE_MAX_CODE_BYTES} bytes of code)"
-        )
+        ) from None
     body = parse_body(raw)
     if not isinstance(body, JsonResponse):
         body = checked(body, "SubmissionCreate")  # field types, required fields, the mode
     if isinstance(body, JsonResponse):
         return body
     problem = _problem_from(body["problem"])
-    if problem is None or not readable(user, problem):  # an exam's unpublished one: inside
+    if problem is None or not readable(call.user, problem):  # an exam's unpublished one: inside
         shown = requests.shorten(body["problem"])
-        return error(
+        raise ApiError(
             f"problem: no such problem {shown} (a number or a slug)", 404 if problem else 400
         )
-    try:
-        submission = services.submission_create(
-            user, problem, body["code"], body.get("mode", "submit"),
-            address=requests.client_ip(request), script=body.get("script"),
-        )
-    except services.SubmissionError as exc:
-        return error(f"{exc.field}: {exc.message}", exc.status)
+    submission = services.submission_create(  # a SubmissionError is answered as the API's error
+        call.user, problem, body["code"], body.get("mode", "submit"),
+        address=requests.client_ip(call.request), script=body.get("script"),
+    )
     return JsonResponse({"id": submission.pk, "status": submission.status}, status=201)
 
 
 @require_GET
-def submission_detail(request: HttpRequest, submission_id: int) -> JsonResponse:
-    user = caller(request)
-    if isinstance(user, JsonResponse):
-        return user
+@api_view()
+def submission_detail(call: ApiCall, submission_id: int) -> JsonResponse:
     # One's own submission (the page's poll during a judging) in one compiled query; others'
     # (staff, instructors) as the submission's page finds them.
-    submission = selectors.own_submission(user, submission_id) or selectors.submission_get_for(
-        user, submission_id
+    submission = selectors.own_submission(call.user, submission_id) or selectors.submission_get_for(
+        call.user, submission_id
     )
     if submission is None:
-        return error("no such submission", 404)
-    return JsonResponse(selectors.submission_to_json(submission, user))
+        raise ApiError("no such submission", 404)
+    return JsonResponse(selectors.submission_to_json(submission, call.user))

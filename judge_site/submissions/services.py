@@ -21,6 +21,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ImproperlyConfigured
 from django.db import InterfaceError, OperationalError, connections, transaction
 from django.db.models import F
+from django.http import JsonResponse
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -30,6 +31,7 @@ from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.core import gates
+from judge_site.core.api import ApiError, error
 from judge_site.core.queueing import enqueue
 from judge_site.submissions import aggregates, scratch, signals
 from judge_site.submissions.models import (
@@ -68,14 +70,16 @@ BROKER_ERRORS: tuple[type[BaseException], ...] = (
 TRANSIENT_ERRORS = DB_ERRORS + BROKER_ERRORS
 
 
-class SubmissionError(Exception):
-    """Bad input for a submission; ``field`` names what is wrong, the message says why."""
+class SubmissionError(ApiError):
+    """Bad input for a submission; ``field`` names what is wrong, the message says why (the
+    API answers ``"<field>: <message>"``)."""
 
     def __init__(self, field: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
+        super().__init__(message, status)
         self.field = field
-        self.message = message
-        self.status = status
+
+    def response(self) -> JsonResponse:
+        return error(f"{self.field}: {self.message}", self.status)
 
 
 def _enqueue(submission_id: int, queue: str, countdown: float = 0) -> None:
