@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +10,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 
 from judge_site.catalog.models import Difficulty, Draft, Problem
-from judge_site.core import gates
-from judge_site.core.choices import Mode
+from judge_site.core import gates, page_parts
 from judge_site.core.prepared import PreparedQuery
-from judge_site.submissions.models import BestResult, Submission
 
 STATUS_FILTERS = ("solved", "tried", "todo")
 
@@ -89,14 +86,6 @@ def _problem_page_qs(staff: bool, number: int) -> QuerySet[Any]:
 
 
 _PAGE = PreparedQuery(_problem_page_qs, number=int)
-_LATEST = PreparedQuery(
-    lambda user_id, problem_id: Submission.objects.filter(user_id=user_id, problem_id=problem_id)
-    .exclude(mode=Mode.SCRATCH)  # the scratchpad shows its own runs
-    .order_by("-created_at")
-    .values_list("pk", "status", "created_at")[:1],
-    user_id=int,
-    problem_id=int,
-)
 _DRAFT = PreparedQuery(
     lambda user_id, problem_id: Draft.objects.filter(user_id=user_id, problem_id=problem_id)
     .order_by("pk")
@@ -104,13 +93,6 @@ _DRAFT = PreparedQuery(
     user_id=int,
     problem_id=int,
 )
-
-
-@dataclass(frozen=True)
-class LatestSubmission:
-    pk: int
-    status: str
-    created_at: datetime
 
 
 @dataclass(frozen=True)
@@ -145,27 +127,14 @@ def problem_page(user: AbstractBaseUser | AnonymousUser, number: int) -> Problem
     )
 
 
-def latest_submission(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> LatestSubmission | None:
-    """The user's newest submission of ``problem`` (any mode and status), or None."""
-    if not getattr(user, "is_authenticated", False):
-        return None
-    row = _LATEST.first(user_id=user.pk, problem_id=problem.pk)
-    return LatestSubmission(*row) if row else None
-
-
-# The problem list's reads, compiled once (judge_site/core/prepared.py): the visible problems
-# with their counters (a handful of rows, whatever the history), and the viewer's marks.
+# The problem list's read, compiled once (judge_site/core/prepared.py): the visible problems
+# with their counters (a handful of rows, whatever the history); the viewer's marks come from
+# the submissions app (core/page_parts.py).
 _LISTED = PreparedQuery(
     lambda staff: visible_problems(staff)
     .order_by("number")
     .values_list("pk", "number", "title", "published", "difficulty", "chapter", "tags",
                  "stats__accepted", "stats__judged")
-)
-_MARKS = PreparedQuery(
-    lambda user_id: BestResult.objects.filter(user_id=user_id).values_list(
-        "problem_id", "accepted"
-    ),
-    user_id=int,
 )
 
 
@@ -200,11 +169,11 @@ def problem_list(
 
     ``status`` filters by the user's marks (solved, tried = attempted but not solved, todo).
     """
-    # Marks from the aggregates (judge_site/submissions/aggregates.py): a row per problem tried.
+    # Marks from the submissions' aggregates (core/page_parts.py): a row per problem tried.
     solved: set[int] = set()
     tried: set[int] = set()
     if getattr(user, "is_authenticated", False):
-        for pid, accepted in _MARKS.rows(user_id=user.pk):
+        for pid, accepted in page_parts.progress().marks(user.pk):
             tried.add(pid)
             if accepted:
                 solved.add(pid)
@@ -259,5 +228,4 @@ def solution_notes(user: AbstractBaseUser | AnonymousUser, problem: Problem) -> 
         return None
     if not getattr(user, "is_authenticated", False):
         return ""
-    solved = BestResult.objects.filter(user_id=user.pk, problem=problem, accepted__gt=0).exists()
-    return notes if solved else ""
+    return notes if page_parts.progress().solved(user.pk, problem.pk) else ""

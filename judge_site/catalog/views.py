@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
 from judge_site.core import gates, page_parts
-from judge_site.core.choices import Status
 from judge_site.core.fragments import content_key
-
-RESUME_RECENT_MIN = 10
 
 
 @require_GET
@@ -59,12 +53,6 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
     if gate is not None and not gate.open:
         return render(request, "catalog/problem_gated.html",
                       {"problem": problem, "gate": gate}, status=403)
-    resume = None
-    # A refresh resumes the latest judging: still running, or finished a moment ago.
-    latest = selectors.latest_submission(request.user, problem)
-    recent = timezone.now() - timedelta(minutes=RESUME_RECENT_MIN)
-    if latest is not None and (latest.status != Status.DONE or latest.created_at >= recent):
-        resume = latest
     limits = (problem.manifest or {}).get("limits", {})
     return render(
         request,
@@ -73,13 +61,12 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
             "problem": problem,
             "limits": limits,
             "functions": (problem.manifest or {}).get("functions", []),
-            "resume": resume,
             "code": selectors.draft_code(request.user, problem) or problem.starter_code,
             # The package's notes.md (tensor or practice): shown after the user's accepted Submit.
             # Inside an exam window neither the notes nor the statistics are shown.
             "solution_notes": None if gate else selectors.solution_notes(request.user, problem),
             "exam_gate": gate,
-            # The statistics, where it is judged, the hints: from the apps above (page_parts).
+            # Statistics, where it is judged, the judging to resume, hints: from the apps above.
             **page_parts.problem_page_parts(request, problem, page, gate),
         },
     )

@@ -22,7 +22,6 @@ from django.utils.safestring import SafeString, mark_safe
 from judge_site.catalog.models import Problem
 from judge_site.core.prepared import UNREAD
 from judge_site.submissions.models import BestResult, ProblemStats
-from judge_site.submissions.routing import judging_route
 from judge_site.submissions.selectors import cached
 
 FAST_P = (1.0, 1.5, 2.0)
@@ -111,12 +110,3 @@ def compute_statistics(problem: Problem) -> ProblemStatistics:
     ]
     return ProblemStatistics(submitters, accepted, fast, histogram if best else [])
 
-
-def problem_page_part(request: Any, problem: Problem, page: Any, gate: Any) -> dict[str, Any]:
-    """The submissions' part of a problem's page (judge_site/core/page_parts.py): where this
-    site judges it (a GPU problem on CPU, or not at all), said up front; its statistics, except
-    inside an exam window."""
-    return {
-        "judging": judging_route(problem),
-        "stats_html": "" if gate else statistics_html(problem, page.counters),
-    }

@@ -43,8 +43,6 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
     ("catalog/worker_views.py", "submissions"): "package_cache: the worker package",
     ("catalog/worker_views.py", "staff"): "ProblemVersion: the package server beside the cache",
     ("submissions/routing.py", "staff"): "heartbeat: the worker package",
-    # The catalog's problem list shows the user's marks and resumes their latest run.
-    ("catalog/selectors.py", "submissions"): "problem list: the user's marks and latest run",
 }
 
 FLOOR = {app: level for level, apps in enumerate(LAYERS) for app in apps}

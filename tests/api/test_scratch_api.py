@@ -71,7 +71,7 @@ def test_a_scratch_run_prints_a_tensor_with_no_verdict_and_counts_nowhere(
     assert not ProblemStats.objects.filter(problem=toy, tried__gt=0).exists()
     assert selectors.OwnHistory(alice.pk).count() == 0
     assert not selectors.submission_history(alice).exists()
-    from judge_site.catalog.selectors import latest_submission
+    from judge_site.submissions.problem_page import latest_submission
 
     assert latest_submission(alice, toy) is None
 
