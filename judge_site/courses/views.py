@@ -8,6 +8,7 @@ Anyone who is not a member gets 404 (the course's existence is not confirmed); a
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import tzinfo
 from functools import wraps
 from typing import Any
 
@@ -288,20 +289,20 @@ def assignment_create(request: HttpRequest, membership: Membership) -> HttpRespo
     return _managed(request, membership, create)
 
 
-def _assignment(membership: Membership, assignment_id: int) -> Assignment:
+def _assignment(
+    request: HttpRequest, membership: Membership, assignment_id: int
+) -> tuple[Assignment, tzinfo]:
+    """The course's assignment (404 for another's) and the zone the form's times are in."""
     assignment = Assignment.objects.filter(pk=assignment_id, course_id=membership.course_id).first()
     if assignment is None:
         raise Http404("no such assignment")
-    return assignment
+    return assignment, services.zone_named(request.POST.get("tz"))
 
 
 @member_view(instructor=True)
 @require_POST
-def assignment_reschedule(
-    request: HttpRequest, membership: Membership, assignment_id: int
-) -> HttpResponse:
-    assignment = _assignment(membership, assignment_id)
-    zone = services.zone_named(request.POST.get("tz"))
+def assignment_reschedule(request: HttpRequest, membership: Membership, assignment_id: int) -> HttpResponse:
+    assignment, zone = _assignment(request, membership, assignment_id)
     data = {k: request.POST[k] for k in ("opens_at", "due_at", "late_until", "late_credit")
             if k in request.POST}
 
@@ -314,11 +315,8 @@ def assignment_reschedule(
 
 @member_view(instructor=True)
 @require_POST
-def extension_grant(
-    request: HttpRequest, membership: Membership, assignment_id: int
-) -> HttpResponse:
-    assignment = _assignment(membership, assignment_id)
-    zone = services.zone_named(request.POST.get("tz"))
+def extension_grant(request: HttpRequest, membership: Membership, assignment_id: int) -> HttpResponse:
+    assignment, zone = _assignment(request, membership, assignment_id)
     user_id = request.POST.get("user_id", "")
 
     def grant() -> str:

@@ -2,7 +2,6 @@ from django.apps import AppConfig
 
 
 class LtiConfig(AppConfig):
-    default_auto_field = "django.db.models.BigAutoField"
     name = "judge_site.lti"
     label = "lti"
     verbose_name = "LTI 1.3: LMS courses, launches and grade pushes"

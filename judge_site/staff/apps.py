@@ -3,7 +3,6 @@ from django.db.models.signals import post_save
 
 
 class StaffConfig(AppConfig):
-    default_auto_field = "django.db.models.BigAutoField"
     name = "judge_site.staff"
     verbose_name = "Staff: versions, rejudges, audit"
 
