@@ -18,6 +18,6 @@ def quiet_cap_excuses(notes: list[str], load: float) -> bool:
     CPUs (``load`` from ``stretch``: the load slows the baseline's quiet rounds too), and then
     only when the quiet cap was applied to every judging (its note). On a quiet host the bound
     itself must hold (scripts/bench_judging's figures)."""
-    from sandbox.bench import QUIET_CAP_NOTE
+    from sandbox.bench.results import QUIET_CAP_NOTE
 
     return load > 1.0 and all(QUIET_CAP_NOTE in note for note in notes)

@@ -1,6 +1,7 @@
 """The benchmark: the student's function against the baseline kernel, each in its own sandbox.
 
-Modules: ``stats`` (quartiles, relative error, spread), ``timing`` (the interleaved rounds
+Modules: ``stats`` (quartiles, relative error, spread), ``results`` (a shape's entry, the
+notes, the combined result), ``timing`` (the interleaved rounds
 across the two sandboxes), ``trust`` (the named rules that decide whether the reported times
 are believed, charged or rejected) and ``verify`` (re-verification of timed outputs with the
 hidden tests' own comparison).
@@ -45,6 +46,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sandbox.bench.peak import Peak, SpeedOfLight, speed_of_light
+from sandbox.bench.results import combine, rejected, shape_entry, waited_note
 from sandbox.bench.shape_rule import shapes_for
 from sandbox.bench.stats import paired_ratio, quartiles, relative_error, spread
 from sandbox.bench.timing import (
@@ -61,7 +63,6 @@ from sandbox.bench.timing import (
 )
 from sandbox.bench.trust import (
     POLICY,
-    Finding,
     TrustPolicy,
     baseline_quiet_cap,
     baseline_waited,
@@ -69,12 +70,9 @@ from sandbox.bench.trust import (
     faster_than_light,
     merged,
     needs_quiet_cap,
-    quiet_wait_share,
-    wait_share,
 )
 from sandbox.bench.verify import Verifier, comparison_case
-from sandbox.grader.contracts import REJECTED_NEXT, BenchmarkResult, TestResult, Trust, unbelieved
-from sandbox.grader.cost import CostError
+from sandbox.grader.contracts import BenchmarkResult, TestResult, Trust
 from sandbox.grader.package import BenchShape, ProblemPackage
 from sandbox.host.backends.cpu_sets import CONTENDED_CPU_PRESSURE, PressureMeter
 from sandbox.problem import Case
@@ -207,7 +205,7 @@ def bench_shape(
         "rule": finding.rule,
     }
     if finding.trust == Trust.REJECTED:
-        return _rejected(shape, base_ms, finding, light, common), None
+        return rejected(shape, base_ms, finding, light, common), None
     # The speedup is the median of the rounds' own ratios: both calls of a round run within
     # milliseconds of each other, so a burst of load on the host slows both and leaves their
     # ratio (a ratio of the two medians takes each call's luck separately). The quiet cap and
@@ -229,7 +227,7 @@ def bench_shape(
     if light is not None and submission_ms < light.sol_ms:
         finding = faster_than_light(submission_ms * 1e6, light.sol_ms * 1e6) or finding
         common.update(trust=finding.trust, rule=finding.rule)
-        return _rejected(shape, base_ms, finding, light, common), None
+        return rejected(shape, base_ms, finding, light, common), None
     return BenchmarkResult(
         speedup=speedup,
         submission_ms=submission_ms,
@@ -257,81 +255,6 @@ def confirmed_light(
     return newer if newer is not None and newer.sol_ms < light.sol_ms else light
 
 
-def _rejected(
-    shape: BenchShape,
-    base_ms: float,
-    finding: Finding,
-    light: SpeedOfLight | None,
-    common: dict[str, object],
-) -> BenchmarkResult:
-    """A rejected timing: the submission's times are not believed, so it gets no speedup, no
-    time and no fraction of the speed of light (the grader's own round trip of the timed call
-    is no stand-in: work done while the inputs were prepared lies outside it). The baseline's
-    time and the shape's speed of light are the trusted sandbox's and the machine's: kept."""
-    return BenchmarkResult(
-        speedup=None,
-        submission_ms=None,
-        note=rejected_note(finding.message),
-        shapes=[shape_entry(shape, None, base_ms, light)],
-        **common,  # type: ignore[arg-type]
-    )
-
-
-def rejected_note(message: str) -> str:
-    """A rejected timing's note: the rule's finding, and what to do next."""
-    return f"timing rejected: {message}. {REJECTED_NEXT}"
-
-
-def shape_entry(
-    shape: BenchShape,
-    submission_ms: float | None,
-    baseline_ms: float,
-    light: SpeedOfLight | None,
-) -> dict[str, object]:
-    """One object of ``benchmark.shapes``: the shape's times, speedup and speed of light, and
-    its cost model's figures (``bytes``, ``flops``: stored so that no page evaluates the
-    model). ``submission_ms`` None: a rejected timing (no speedup, no fraction of light)."""
-    speedup = fraction = None
-    if submission_ms is not None and submission_ms > 0:
-        speedup = baseline_ms / submission_ms
-        fraction = light.sol_ms / submission_ms if light is not None else None
-    moved = flops = None
-    if shape.cost is not None:
-        try:
-            moved, flops = shape.cost.bytes, shape.cost.flops
-        except CostError:  # a model made in code, never loaded (a package refuses it)
-            pass
-    return {
-        "name": shape.name,
-        "submission_ms": submission_ms,
-        "baseline_ms": baseline_ms,
-        "speedup": speedup,
-        "sol_ms": light.sol_ms if light is not None else None,
-        "sol_fraction": fraction,
-        "bound": light.bound if light is not None else None,
-        "bytes": moved,
-        "flops": flops,
-    }
-
-
-# How a result's note ends when the quiet cap was weighed (the hostile tests look for it).
-QUIET_CAP_NOTE = "its time with your code stopped bounds it"
-
-
-def waited_note(base: Series, quiet_blocks: list[Series | None]) -> str:
-    """What a result says when the quiet cap was weighed: how long the baseline waited beside
-    the student's code and with it stopped."""
-    share, stopped = wait_share(base), quiet_wait_share(quiet_blocks)
-    said = (
-        "the baseline's wait for a CPU is not known"
-        if share is None
-        else f"the baseline waited {100 * share:.1f} % of its time for a CPU"
-    )
-    if stopped is not None:
-        said += f" ({100 * stopped:.1f} % with your code stopped)"
-    return f"{said}: {QUIET_CAP_NOTE}"
-
-
 def cadence_s(series: Series) -> float:
     """How long one of ``series``'s calls took, input build included (at most
     ``QUIET_MAX_IDLE_S``): the idle between the calls of a quiet block."""
@@ -341,55 +264,6 @@ def cadence_s(series: Series) -> float:
         p + rt for p, rt in zip(series.prepares_ns, series.round_trips_ns, strict=True)
     )
     return min(QUIET_MAX_IDLE_S, typical / 1e9)
-
-
-def combine(results: list[BenchmarkResult]) -> BenchmarkResult:
-    """One result for several shapes: geometric-mean speedup, summed medians, worst trust.
-    One shape rejected rejects the whole timing: no speedup, no time and no per-shape figures
-    of the submission (the rule that caught one shape may have missed a milder copy of the
-    same trick on another), and ``rule`` names the rejecting rules only."""
-    if len(results) == 1:
-        return results[0]
-    trust = Trust.worst([r.trust for r in results])
-    common = {
-        "baseline_ms": sum(r.baseline_ms for r in results),
-        "baseline_spread": max(r.baseline_spread for r in results),
-        "repetitions": min(r.repetitions for r in results),
-        "shape": ", ".join(r.shape for r in results),
-        "trust": trust,
-    }
-    if trust == Trust.REJECTED:
-        # The note names the rejected shapes and why, and no figure of any shape's.
-        why = "; ".join(
-            f"{r.shape}: {r.note.removesuffix(' ' + REJECTED_NEXT).rstrip('.')}"
-            for r in results
-            if r.trust == trust
-        )
-        return BenchmarkResult(
-            speedup=None,
-            submission_ms=None,
-            rule="; ".join(sorted({r.rule for r in results if r.trust == trust and r.rule})),
-            note=f"{why}. {REJECTED_NEXT}",
-            shapes=[unbelieved(entry) for r in results for entry in r.shapes],
-            **common,  # type: ignore[arg-type]
-        )
-    notes = "; ".join(
-        f"{r.shape}: x{r.speedup:.2f} ({r.submission_ms:.3f} vs {r.baseline_ms:.3f} ms)"
-        for r in results
-        if r.speedup is not None and r.submission_ms is not None
-    )
-    extra = "; ".join(r.note for r in results if r.note)
-    speedups = [r.speedup for r in results if r.speedup is not None]
-    times = [r.submission_ms for r in results if r.submission_ms is not None]
-    return BenchmarkResult(
-        speedup=math.exp(sum(math.log(v) for v in speedups) / len(speedups)),
-        submission_ms=sum(times),
-        submission_spread=max(r.submission_spread for r in results),
-        rule="; ".join(sorted({r.rule for r in results if r.rule})),
-        note=f"geometric mean over shapes; {notes}" + (f"; {extra}" if extra else ""),
-        shapes=[entry for r in results for entry in r.shapes],
-        **common,  # type: ignore[arg-type]
-    )
 
 
 def run_benchmark(
