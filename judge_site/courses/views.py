@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog.models import Problem
 from judge_site.core import requests
-from judge_site.courses import charts, grading, invitations, selectors, services, stats
+from judge_site.courses import charts, course_statistics, grading, invitations, selectors, services
 from judge_site.courses.models import Assignment, Membership, Role
 
 View = Callable[..., HttpResponse]
@@ -338,9 +338,9 @@ def course_progress(request: HttpRequest, membership: Membership) -> HttpRespons
     return render(request, "courses/course_progress.html", {
         "course": course,
         "book": book,
-        "stats": stats.course_statistics(book),
-        "solved_svg": charts.solved_per_day_svg(stats.solved_per_day(book)),
-        "verdicts_svg": charts.verdicts_svg(book.problems, stats.verdicts_per_problem(book)),
+        "stats": course_statistics.course_statistics(book),
+        "solved_svg": charts.solved_per_day_svg(course_statistics.solved_per_day(book)),
+        "verdicts_svg": charts.verdicts_svg(book.problems, course_statistics.verdicts_per_problem(book)),
     })
 
 
@@ -376,5 +376,5 @@ def course_leaderboard(request: HttpRequest, membership: Membership, number: int
         raise Http404("no such problem in this course")
     return render(request, "courses/course_leaderboard.html", {
         "course": membership.course, "problem": problem,
-        "rows": stats.course_leaderboard(book, problem),
+        "rows": course_statistics.course_leaderboard(book, problem),
     })

@@ -161,8 +161,8 @@ def test_another_instructor_of_a_course_she_joined_sees_nothing_of_this_one(
 
 
 def test_the_statistics_count_no_failing_check_from_before_joining(client, alice, problem):
+    from judge_site.courses.course_statistics import course_statistics
     from judge_site.courses.grading import gradebook
-    from judge_site.courses.stats import course_statistics
 
     failing = [{"name": "public_pad", "public": True, "verdict": "WA", "message": "differ"}]
     course = make_course(instructor(), "C", alice, joined=ago(hours=1))

@@ -11,9 +11,9 @@ from django.contrib.auth.models import Permission
 from judge_cast import make_problem
 
 from judge_site.courses import services
+from judge_site.courses.course_statistics import course_statistics
 from judge_site.courses.grading import gradebook
 from judge_site.courses.models import Course
-from judge_site.courses.stats import course_statistics
 from judge_site.staff.models import AuditEntry
 from judge_site.submissions.models import Submission
 
