@@ -13,7 +13,7 @@ from typing import Any
 # TCP for the compose network (the container's health check); and, in the compose stack, the
 # unix socket its proxy forwards the clients' requests over (JUDGE_PROXY_SOCKET, a volume only
 # web and the proxy mount): a request on it takes its client address from the X-Forwarded-For
-# that the proxy wrote (judge_site/core/requests.py, client_ip).
+# that the proxy wrote (judge_site/core/inputs.py, client_ip).
 bind = [f"0.0.0.0:{os.environ.get('PORT', '8000')}"]
 if os.environ.get("JUDGE_PROXY_SOCKET"):
     bind.append(f"unix:{os.environ['JUDGE_PROXY_SOCKET']}")

@@ -418,7 +418,7 @@ if not AXES_LOCKOUT_PARAMETERS or any(
         "JUDGE_LOGIN_LOCKOUT lists username, ip_address or username+ip_address, comma-separated"
     )
 AXES_LOCKOUT_CALLABLE = "judge_site.accounts.views.locked_out"
-AXES_CLIENT_IP_CALLABLE = "judge_site.core.requests.client_ip"
+AXES_CLIENT_IP_CALLABLE = "judge_site.core.inputs.client_ip"
 AXES_USERNAME_CALLABLE = "judge_site.accounts.usernames.axes_username"
 # A success does not clear the failures: axes would clear every failure from that address,
 # so an attacker could reset the counters by logging in to an account of their own.

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from judge_site.accounts import mail, verification
 from judge_site.accounts.models import MailKind
-from judge_site.core.requests import client_ip
+from judge_site.core.inputs import client_ip
 
 
 class EmailSettingsForm(forms.Form):

@@ -22,7 +22,7 @@ from django.shortcuts import render
 
 from judge_site.accounts import mail
 from judge_site.accounts.models import MailKind
-from judge_site.core.requests import client_ip
+from judge_site.core.inputs import client_ip
 
 SUBJECT = "registration/reset_subject.txt"
 BODY = "registration/reset_email.txt"

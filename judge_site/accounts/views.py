@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods
 
 from judge_site.accounts import email_views, mail, services
 from judge_site.accounts.forms import SignupForm
-from judge_site.core.requests import client_ip
+from judge_site.core.inputs import client_ip
 
 
 @require_http_methods(["GET", "POST"])

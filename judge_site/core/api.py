@@ -30,7 +30,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 
-from judge_site.core import requests
+from judge_site.core import inputs
 
 AUTH_HINT = "header: Authorization: Token <key>; make one at /accounts/token/"
 MAX_BODY_BYTES = 64 * 1024
@@ -228,7 +228,7 @@ def body_error(body: dict[str, Any], schema_name: str) -> str | None:
             from judge_site.core.api_docs import type_text
 
             given = body[name]
-            shown = f", not {requests.shorten(given)}" if "enum" in field and isinstance(
+            shown = f", not {inputs.shorten(given)}" if "enum" in field and isinstance(
                 given, str) else ""
             return str(field.get("x-error") or f"{name}: expected {type_text(field)}") + shown
     return None

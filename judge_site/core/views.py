@@ -7,7 +7,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from judge_site.core.health import OK, broker_status, database_status
-from judge_site.core.requests import is_loopback
+from judge_site.core.inputs import is_loopback
 
 
 @never_cache

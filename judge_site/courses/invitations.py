@@ -20,7 +20,7 @@ from django.core.validators import validate_email
 from django.db import models, transaction
 from django.utils import timezone
 
-from judge_site.core import requests
+from judge_site.core import inputs
 from judge_site.courses import selectors
 from judge_site.courses.models import Course, Invitation, InvitationStatus, Membership, Role
 from judge_site.courses.services import (
@@ -105,8 +105,8 @@ def roster_import(actor: AbstractBaseUser, course: Course, text: str) -> RosterR
     e-mail address, nobody is invited and the report lists those rows."""
     if len(text.encode("utf-8", "replace")) > MAX_ROSTER_BYTES:
         raise CourseError(f"roster: at most {MAX_ROSTER_BYTES // 1024} KiB")
-    if requests.text_problem(text):
-        raise CourseError(f"roster: {requests.text_problem(text)}")
+    if inputs.text_problem(text):
+        raise CourseError(f"roster: {inputs.text_problem(text)}")
     values: list[tuple[int, str]] = []
     try:
         for line_no, row in enumerate(csv.reader(io.StringIO(text.lstrip("\ufeff"))), start=1):

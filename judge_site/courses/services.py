@@ -16,7 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
 
 from judge_site.catalog.models import Problem
-from judge_site.core import requests
+from judge_site.core import inputs
 from judge_site.core.api import ApiError
 from judge_site.courses.models import (
     Assignment,
@@ -55,8 +55,8 @@ def _clean_title(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise CourseError("title: missing (a non-empty string)")
     title = " ".join(value.split())
-    if requests.text_problem(title):
-        raise CourseError(f"title: {requests.text_problem(title)}")
+    if inputs.text_problem(title):
+        raise CourseError(f"title: {inputs.text_problem(title)}")
     if len(title) > 200:
         raise CourseError("title: at most 200 characters")
     return title
@@ -169,7 +169,7 @@ def parse_when(value: Any, name: str, *, zone: tzinfo | None = None) -> datetime
         when = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         raise CourseError(
-            f"{name}: {requests.shorten(value)} is not an ISO 8601 date and time"
+            f"{name}: {inputs.shorten(value)} is not an ISO 8601 date and time"
         ) from None
     if when.tzinfo is None:
         if zone is None:
@@ -209,9 +209,9 @@ def _problems(numbers: Any, *, unpublished: bool = False) -> list[Problem]:
         raise CourseError(f"problems: at most {MAX_PROBLEMS_PER_ASSIGNMENT}")
     wanted: list[int] = []
     for value in numbers:
-        number = requests.problem_number(value)
+        number = inputs.problem_number(value)
         if number is None:
-            raise CourseError(f"problems: {requests.shorten(value)} is not a problem number")
+            raise CourseError(f"problems: {inputs.shorten(value)} is not a problem number")
         if number not in wanted:
             wanted.append(number)
     # Only published problems (a student could not open an unpublished one), but an exam's

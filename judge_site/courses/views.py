@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog.models import Problem
-from judge_site.core import requests
+from judge_site.core import inputs
 from judge_site.courses import charts, course_statistics, grading, invitations, selectors, services
 from judge_site.courses.models import Assignment, Membership, Role
 
@@ -258,7 +258,7 @@ def student_remove(request: HttpRequest, membership: Membership, user_id: int) -
 @require_POST
 def instructor_add(request: HttpRequest, membership: Membership) -> HttpResponse:
     name = request.POST.get("username", "").strip()
-    usable = name and len(name) <= 150 and not requests.text_problem(name)
+    usable = name and len(name) <= 150 and not inputs.text_problem(name)
     user = get_user_model().objects.filter(username=name, is_active=True).first() if usable else None
     if user is None:
         messages.error(request, f"No account named {name!r}.")

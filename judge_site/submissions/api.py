@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from judge_site.catalog.models import Problem
 from judge_site.catalog.selectors import problem_readable as readable
 from judge_site.catalog.selectors import visible_problems
-from judge_site.core import requests
+from judge_site.core import inputs
 from judge_site.core.api import ApiCall, ApiError, api_view, authenticate, checked, parse_body
 from judge_site.core.prepared import PreparedQuery
 from judge_site.submissions import selectors, services
@@ -23,10 +23,10 @@ from judge_site.submissions import selectors, services
 
 def _problem_from(value: Any) -> Problem | None:
     """The problem named by a number (int or ASCII digits) or a slug; None for anything else."""
-    number = requests.problem_number(value)
+    number = inputs.problem_number(value)
     if number is not None:
         return Problem.objects.filter(number=number).first()
-    slug = requests.problem_slug(value)
+    slug = inputs.problem_slug(value)
     if slug is not None:
         return Problem.objects.filter(slug=slug).first()
     return None
@@ -65,13 +65,13 @@ def submissions(call: ApiCall) -> JsonResponse:
         return body
     problem = _problem_from(body["problem"])
     if problem is None or not readable(call.user, problem):  # an exam's unpublished one: inside
-        shown = requests.shorten(body["problem"])
+        shown = inputs.shorten(body["problem"])
         raise ApiError(
             f"problem: no such problem {shown} (a number or a slug)", 404 if problem else 400
         )
     submission = services.submission_create(  # a SubmissionError is answered as the API's error
         call.user, problem, body["code"], body.get("mode", "submit"),
-        address=requests.client_ip(call.request), script=body.get("script"),
+        address=inputs.client_ip(call.request), script=body.get("script"),
     )
     return JsonResponse({"id": submission.pk, "status": submission.status}, status=201)
 

@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from judge_site.core import requests
+from judge_site.core import inputs
 from judge_site.submissions import selectors
 from judge_site.submissions.code_diff import code_diff
 from judge_site.submissions.models import Submission
@@ -55,7 +55,7 @@ def submission_diff(request: HttpRequest) -> HttpResponse:
     for value in picked:
         number = _submission_id(value)
         if number is None:
-            return _bad(f"s: {requests.shorten(value)} is not a submission number; {PICK_TWO}")
+            return _bad(f"s: {inputs.shorten(value)} is not a submission number; {PICK_TWO}")
         ids.append(number)
     if len(set(ids)) != 2:
         return _bad(PICK_TWO)

@@ -105,7 +105,7 @@ def submission_create(
 ) -> Submission:
     """Validate and store a queued submission; its judging is enqueued after commit.
 
-    ``address`` is the client's (judge_site.core.requests.client_ip): judgings waiting or
+    ``address`` is the client's (judge_site.core.inputs.client_ip): judgings waiting or
     running are capped per user (JUDGE_MAX_QUEUED_PER_USER) and per address across accounts
     (JUDGE_MAX_QUEUED_PER_ADDRESS). ``script``: a scratch run's own lines (mode scratch only,
     then required); a scratch run is rate-limited and capped like a Run, and counts for no

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
-from judge_site.core import gates, requests
+from judge_site.core import gates, inputs
 from judge_site.core.fragments import content_key
 from judge_site.submissions import roofline, selectors, services, timeline
 from judge_site.submissions.models import Status, VerdictChoice
@@ -51,7 +51,7 @@ def problem_submit(request: HttpRequest, number: int) -> HttpResponse:
             problem,
             request.POST.get("code", ""),
             request.POST.get("mode", "run"),
-            address=requests.client_ip(request),
+            address=inputs.client_ip(request),
         )
     except services.SubmissionError as exc:
         if _wants_json(request):
@@ -138,10 +138,10 @@ def submission_list(request: HttpRequest) -> HttpResponse:
     everyone = selectors.reads_all_submissions(request.user) and request.GET.get("who") == "all"
     problem = None
     if number:
-        parsed = requests.problem_number(number)
+        parsed = inputs.problem_number(number)
         if parsed is None:
             return HttpResponseBadRequest(
-                f"problem: {requests.shorten(number)} is not a problem number",
+                f"problem: {inputs.shorten(number)} is not a problem number",
                 content_type="text/plain; charset=utf-8",
             )
         problem = Problem.objects.filter(number=parsed).first()

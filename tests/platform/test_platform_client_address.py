@@ -6,7 +6,7 @@ from anyone locked every account's log-in, and ten sign-ups from anywhere closed
 an hour. The stack's proxy (service "proxy", docker/proxy-entrypoint.sh) listens in the host's
 network namespace, sees each client's own address, and forwards over a unix socket that only
 web mounts too (JUDGE_PROXY_SOCKET), with X-Forwarded-For set to that address; Django takes
-the header only from that socket (judge_site/core/requests.py, client_ip).
+the header only from that socket (judge_site/core/inputs.py, client_ip).
 
 The unit tests: client_ip's rules. The stack test (the shared stack of `scripts/up`,
 tests/platform/conftest.py): clients on 127.0.0.x source addresses (all of 127.0.0.0/8 is
@@ -29,7 +29,7 @@ import pytest
 from compose_stack import Stack
 from django.test import RequestFactory
 
-from judge_site.core.requests import client_ip
+from judge_site.core.inputs import client_ip
 
 # ------------------------------------------------------------------------- client_ip's rules
 
