@@ -141,10 +141,10 @@ class _Server:
             msg, blob = request
             op = msg.get("op")
             try:
-                if op == "bye":
+                if op == protocol.Op.BYE:
                     self.send({"ok": True})
                     return 0
-                handler = getattr(self, f"op_{op}", None) if isinstance(op, str) else None
+                handler = getattr(self, f"op_{op}", None) if protocol.known_op(op) else None
                 if handler is None:
                     self.send({"ok": False, "error": f"unknown op {op!r}"})
                     continue
