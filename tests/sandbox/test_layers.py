@@ -75,3 +75,16 @@ def test_no_top_level_module_but_the_faces() -> None:
     faces = {"__init__.py", "__main__.py", "problem.py"}
     modules = {path.name for path in SANDBOX.glob("*.py")}
     assert modules <= faces, f"top-level modules that belong in a floor: {sorted(modules - faces)}"
+
+
+def test_ops_are_written_only_by_their_protocol_modules() -> None:
+    """The runner's ops (sandbox/runner/protocol.py) and the confined grader's jobs
+    (sandbox/grader/relay.py) are built in their protocol modules, nowhere else."""
+    owners = {SANDBOX / "runner" / "protocol.py", SANDBOX / "grader" / "relay.py"}
+    written = sorted(
+        str(path.relative_to(SANDBOX.parent))
+        for root in (SANDBOX, SANDBOX.parent / "judge_site")
+        for path in root.rglob("*.py")
+        if path not in owners and '{"op":' in path.read_text(encoding="utf-8")
+    )
+    assert not written, f"op literals outside the protocol modules: {written}"
