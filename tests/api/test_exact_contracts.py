@@ -32,7 +32,7 @@ RECORD = os.environ.get("JUDGE_RECORD_CONTRACTS") == "1"
 
 # Values that depend on the clock, the machine or a random draw: only their type is recorded.
 VOLATILE_KEYS = {
-    "time_ms", "created_at", "started_at", "finished_at", "queued_at", "id", "url",
+    "time_ms", "created_at", "started_at", "finished_at", "queued_at", "id", "url", "course",
     "problem_version", "version", "join_code", "submission_ms", "baseline_ms", "speedup",
     "submission_spread", "baseline_spread", "repetitions", "note", "sol_ms", "sol_fraction",
     "bytes", "flops", "position", "queue_position",
