@@ -191,7 +191,7 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
     # (Other stacks on this engine have sandboxes of their own.)
     import docker
 
-    from sandbox.backends.docker import listed_labels
+    from sandbox.host.backends.docker import listed_labels
 
     client = docker.from_env()
     # sparse: the list's own fields, no inspect per container (another run's may go meanwhile)

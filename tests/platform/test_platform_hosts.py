@@ -210,7 +210,7 @@ def _remove_sandboxes_of_this_machine_name() -> None:
     stack's workers, in containers, have their containers' ids)."""
     import docker
 
-    from sandbox.backends.docker import listed_labels
+    from sandbox.host.backends.docker import listed_labels
 
     host = socket.gethostname()
     client = docker.from_env()
