@@ -45,7 +45,7 @@ from pathlib import Path
 from sandbox.host.backends.base import get_backend
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.entry import judge
-from sandbox.problem import load_package
+from sandbox.grader.package import load_package
 
 # A GPU problem of the catalog if there is one (its tests then run on the device), else 48.
 packages = [load_package(p.parent) for p in sorted(Path("problems").glob("*/problem.toml"))]

@@ -128,7 +128,7 @@ def test_sync_needs_no_torch_and_keeps_the_statement_order() -> None:
         "sys.meta_path.insert(0, Block())\n"
         "import django; django.setup()\n"
         "from judge_site.catalog.services import public_examples\n"
-        "from sandbox.problem import load_package\n"
+        "from sandbox.grader.package import load_package\n"
         f"print([e['name'] for e in public_examples(load_package({str(P48)!r}))])\n"
     )
     env = dict(os.environ, DJANGO_SETTINGS_MODULE="judge_site.settings", DEBUG="true")
