@@ -371,6 +371,10 @@ JUDGE_CONFINE_AUTHORS = envchoice("JUDGE_CONFINE_AUTHORS", "auto", ("auto", "alw
 # The image of the confined grader: the worker's own (torch and the grader's code); "" = the
 # image of the container this worker runs in, asked from the Docker engine.
 JUDGE_GRADER_IMAGE = envstr("JUDGE_GRADER_IMAGE", "")
+# A host command (manage.py judge, check_problems, import_practice) confines an untrusted
+# package's authors' code in the worker image's grader; the repository's own problems/ opt out
+# while this is true (judge_site/submissions/host_confinement.py).
+JUDGE_TRUST_CATALOG = envbool("JUDGE_TRUST_CATALOG", "True")
 JUDGE_GRADER_MEMORY_MIB = envint("JUDGE_GRADER_MEMORY_MIB", "4096")
 JUDGE_MAX_CODE_BYTES = envint("JUDGE_MAX_CODE_BYTES", "65536")
 JUDGE_RATE_LIMIT_PER_MINUTE = envint("JUDGE_RATE_LIMIT_PER_MINUTE", "10")

@@ -30,6 +30,11 @@ GRADER_LABEL = "tensor-judge.role"
 
 _graders: dict[str, ConfinedGraders] = {}
 _lock = threading.Lock()
+# The worker image a host command found in the local Docker engine (host_command_confinement):
+# its confined grader runs there, as a worker's does in its own image.
+_host_image: str | None = None
+# The images a host command looks for (scripts/build_images and scripts/up build and tag them).
+HOST_WORKER_IMAGES = ("tensor-judge-worker:offline", "tensor-judge-worker:latest")
 
 
 def confined(backend_name: str) -> bool:
@@ -54,6 +59,8 @@ def grader_image() -> str | None:
     image = str(getattr(settings, "JUDGE_GRADER_IMAGE", "") or "")
     if image:
         return image
+    if _host_image is not None:
+        return _host_image
     if not Path("/.dockerenv").exists():
         return None
     import docker

@@ -40,6 +40,7 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
     ("catalog/book_import.py", "submissions"): "engine: the worker package",
     ("catalog/services.py", "submissions"): "engine: the worker package",
     ("catalog/management/commands/check_problems.py", "submissions"): "engine: the worker package",
+    ("catalog/management/commands/import_practice.py", "submissions"): "host_confinement: the worker package",
     ("catalog/worker_views.py", "submissions"): "package_cache: the worker package",
     ("catalog/worker_views.py", "staff"): "ProblemVersion: the package server beside the cache",
     ("submissions/routing.py", "staff"): "heartbeat: the worker package",

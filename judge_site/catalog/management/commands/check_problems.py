@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge_site.submissions import confinement
 from judge_site.submissions.engine import backend_from_settings
+from judge_site.submissions.host_confinement import prepare_command
 from sandbox.grader.check import CheckItem
 from sandbox.grader.package import PackageError, ProblemPackage, find_package, load_package
 
@@ -35,6 +36,7 @@ class Command(BaseCommand):
         except PackageError as exc:
             raise CommandError(str(exc)) from None
         backend = backend_from_settings(name=options["backend"])
+        prepare_command(self, [p.path for p in packages], backend.name)
         extra: dict[str, Any] = {"bench": not options["no_bench"]}
         if options["seed"] is not None:
             extra["secret_seed"] = options["seed"]

@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge_site.catalog.services import practice_import
+from judge_site.submissions.host_confinement import prepare_command
 from sandbox.grader.package import PackageError
 
 
@@ -39,6 +41,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         folder = Path(options["folder"])
+        prepare_command(self, [folder], str(settings.JUDGE_BACKEND))
         if options["all"]:
             self._import_book(folder, options)
             return

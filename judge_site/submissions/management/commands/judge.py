@@ -50,11 +50,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         from judge_site.submissions.engine import judge_source
+        from judge_site.submissions.host_confinement import prepare_command
 
         try:
             package = find_package(Path(settings.JUDGE_PROBLEMS_DIR), options["problem"])
         except (PackageError, OSError) as exc:
             raise CommandError(str(exc)) from None
+        prepare_command(self, [package.path], str(settings.JUDGE_BACKEND))
         try:
             source = Path(options["file"]).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
