@@ -11,6 +11,8 @@ test_layers.py reads it from the import graph):
     host/backends/   the Sandbox interface and its implementations (local, docker, kept)
     runner/          inside the student's sandbox: the generic runner and its protocol,
                      framing and codec; all the sandbox image holds
+    cuda/            inside the sandbox too, below the runner: a CUDA C++ submission's compile
+                     (nvcc, or g++ for the CPU emulation) and calls (runner/cuda_load.py)
 
 The package's faces: ``python -m sandbox judge`` (__main__.py, the offline command line) and
 problem.py (``Call`` and ``Case``, what every package's tests.py imports). The backends never

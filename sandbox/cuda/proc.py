@@ -58,8 +58,10 @@ PRINT_LIMIT_BYTES = 16 * 1024 * 1024
 def file_limit(max_bytes: int) -> Callable[[], None]:
     """A preexec function capping every file the child writes (SIGXFSZ past it)."""
 
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
+    def limit() -> None:  # never above the sandbox's own cap (raising a hard limit fails)
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        cap = max_bytes if hard == resource.RLIM_INFINITY else min(max_bytes, hard)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
 
     return limit

@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
+from sandbox.grader.contracts import (
+    CPU_EMULATION_NOTE,
+    NEUTRAL_VERDICTS,
+    PASSING_VERDICTS,
+    JudgeResult,
+    Mode,
+    Verdict,
+)
 from sandbox.grader.hints import failing_names, hinted_checks_failed, package_hint_items
 from sandbox.grader.kernels_source import inline_kernels, kernels_module_path
 from sandbox.grader.package import PackageError, ProblemPackage
@@ -347,14 +354,17 @@ def check_package(
         ref_pkg = dataclasses.replace(
             package, benchmark=dataclasses.replace(package.benchmark, max_time_s=capped)
         )
+    answer = f"reference ({package.answer_file.name}) is AC"  # a cuda package: its model answer
     try:
-        result, took = run(ref_pkg, package.path / "solution.py", trusted=True)
+        result, took = run(ref_pkg, package.answer_file, trusted=package.language == "python")
     except (PackageError, SyntaxError) as exc:
-        add("reference (solution.py) is AC", False, f"cannot expand its kernels imports: {exc}")
+        add(answer, False, f"cannot expand its kernels imports: {exc}")
         return report
     detail = _summary(result)
     ok = result.verdict == Verdict.AC
-    if ok and ref_pkg.benchmark is not None:
+    if ok and result.message == CPU_EMULATION_NOTE:  # a CUDA package without a GPU: no speed
+        detail += f"; {CPU_EMULATION_NOTE}"
+    elif ok and ref_pkg.benchmark is not None:
         if result.benchmark is None:
             ok, detail = False, "AC but the benchmark produced no result"
         else:
@@ -363,9 +373,9 @@ def check_package(
                 detail += f"; benchmark {b.shape!r}: speedup {b.speedup:.2f} ({b.submission_ms:.3f} ms vs {b.baseline_ms:.3f} ms)"
             else:
                 detail += f"; benchmark {b.shape!r}: timing rejected ({b.rule})"
-    add("reference (solution.py) is AC", ok, detail, took)
+    add(answer, ok, detail, took)
 
-    result, took = run(no_bench, package.path / "starter.py")
+    result, took = run(no_bench, package.starter_file)
     add("starter fails", result.verdict != Verdict.AC, _summary(result), took)
 
     hints, hint_cases, hint_error = package_hint_items(package.path, package.manifest)

@@ -99,6 +99,11 @@ WALL_BACKSTOP = 3.0
 CPU_POLL_S = 0.25  # how often the sandbox's CPU time is read while a call runs
 
 
+# A CUDA submission judged without a GPU (sandbox/runner/cuda_load.py's emulation): the result's
+# message; no benchmark, ranked nowhere.
+CPU_EMULATION_NOTE = "checked on CPU by emulation: correctness only, no speed"
+
+
 def import_limit_s(time_s: float, requires: list[str]) -> float:
     """How long the student's file may take to import: the problem's time limit (torch is
     imported by the runner before any file is loaded, so a file that spins or forks at import

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from sandbox.grader.compare import is_memory_error
 from sandbox.grader.contracts import (
+    CPU_EMULATION_NOTE,
     MAX_SOURCE_BYTES,
     NOTHING_JUDGED,
     SLACK_S,
@@ -44,6 +45,9 @@ from sandbox.runner import protocol
 
 log = logging.getLogger(__name__)
 
+# A CUDA load compiles (the emulator's core object, then the source: sandbox/runner/cuda_load.py
+# stops each after 60 s) before the bindings import.
+CUDA_COMPILE_S = 125.0
 HELLO_KEYS = ("python", "torch", "triton", "device", "cpu", "cuda")
 
 
@@ -101,7 +105,8 @@ class Kind(abc.ABC):
     def wall_time_s(self) -> float:
         """The sandbox's hard wall-clock limit beyond start-up and import."""
         limits = self.judging.package.limits
-        return len(self.cases()) * (limits.time_s + 2) + 30
+        compile_s = CUDA_COMPILE_S if self.judging.package.language == "cuda" else 0.0
+        return len(self.cases()) * (limits.time_s + 2) + 30 + compile_s
 
     @contextlib.contextmanager
     def beside(self, spec: SandboxSpec) -> Iterator[None]:
@@ -206,6 +211,7 @@ def judge(
         wall_time_s=STARTUP_TIMEOUT_S + import_limit_s(limits.time_s, requires) + kind.wall_time_s(),
         gpu_id=gpu_id,
         labels=judging.labels,
+        sanitizers=package.language == "cuda" and gpu_id is None,
     )
     try:
         box = backend.start(spec)
@@ -275,7 +281,9 @@ def _run(kind: Kind, session: Session) -> JudgeResult:
             return _result(judging, Verdict.IE, failed)
     goodbye(session)
     kind.finish()
-    return _result(judging, overall_verdict(judging.results), benchmark=benchmark)
+    emulated = judging.package.language == "cuda" and judging.device == "cpu"
+    return _result(judging, overall_verdict(judging.results), CPU_EMULATION_NOTE if emulated else "",
+                   benchmark=benchmark)
 
 
 def goodbye(session: Session) -> None:
@@ -291,11 +299,14 @@ def _load(kind: Kind, session: Session) -> JudgeResult | None:
     limits = judging.package.limits
     source, functions = kind.load_request()
     requires = list(judging.package.manifest.get("requires", []))
+    cuda = judging.package.language == "cuda"
     try:
         reply, _ = session.request(
-            protocol.load(source, functions),
-            import_limit_s(limits.time_s, requires) + SLACK_S,
-            "the import of your file",
+            protocol.load(source, functions, language=judging.package.language,
+                          bindings=judging.package.bindings, time_s=limits.time_s),
+            import_limit_s(limits.time_s, requires) + SLACK_S
+            + (CUDA_COMPILE_S if cuda else 0.0),
+            "the compilation of your file" if cuda else "the import of your file",
         )
     except Fault as fault:
         _skip_rest(kind, 0, "skipped: your file could not be loaded")
@@ -305,6 +316,10 @@ def _load(kind: Kind, session: Session) -> JudgeResult | None:
     if status == "ok":
         return None
     _skip_rest(kind, 0, "skipped: compilation error")
+    if status == "compile":  # a CUDA source the compiler refused (or stopped): its own lines
+        raw = reply.get("error")
+        log = str(raw.get("message", "")) if isinstance(raw, dict) else ""
+        return _result(judging, Verdict.CE, f"your file did not compile:\n{log[:16000]}")
     if status == "missing":
         missing = kind.reported_missing([str(m) for m in reply.get("missing", [])])
         return _result(judging, Verdict.CE, f"your file must define: {', '.join(missing)}")

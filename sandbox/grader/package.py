@@ -32,6 +32,14 @@ from sandbox.grader.statement_cases import StatementCase, parse_statement_cases
 from sandbox.problem import Case
 
 PACKAGE_FILES = ("problem.toml", "statement.md", "starter.py", "solution.py", "tests.py")
+# language -> (the student's file suffix, the files a package of it must have besides the
+# common ones). A "cuda" package's solution.py is still the trusted reference; its solution.cu is
+# the model answer, bindings.py how the compiled launch function is called on tensors.
+LANGUAGES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "python": (".py", ("starter.py",)),
+    "cuda": (".cu", ("starter.cu", "solution.cu", "bindings.py")),
+}
+COMMON_FILES = ("problem.toml", "statement.md", "solution.py", "tests.py")
 
 
 class PackageError(Exception):
@@ -99,6 +107,22 @@ class ProblemPackage:
     manifest: dict[str, Any]  # problem.toml as parsed, for the site
     # [[statement_cases]]: statement sentences and the cases proving them (None: no table)
     statement_cases: tuple[StatementCase, ...] | None = None
+    language: str = "python"  # a key of LANGUAGES: what the student writes
+    bindings: str = ""  # a cuda package's bindings.py (runs in the student's sandbox)
+
+    @property
+    def suffix(self) -> str:
+        """The student's file suffix: ".py", or ".cu" for a cuda package."""
+        return LANGUAGES[self.language][0]
+
+    @property
+    def starter_file(self) -> Path:
+        return self.path / f"starter{self.suffix}"
+
+    @property
+    def answer_file(self) -> Path:
+        """The model answer the package check judges (solution.py, or solution.cu)."""
+        return self.path / f"solution{self.suffix}"
 
     @property
     def folder_name(self) -> str:
@@ -110,7 +134,7 @@ class ProblemPackage:
         if not root.is_dir():
             return
         for verdict_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-            for file in sorted(verdict_dir.glob("*.py")):
+            for file in sorted(verdict_dir.glob(f"*{self.suffix}")):
                 yield verdict_dir.name, file
 
     def load_cases(self) -> list[Case]:
@@ -229,13 +253,19 @@ def _limits(raw: Any, where: Path) -> Limits:
 
 def load_package(path: Path | str) -> ProblemPackage:
     path = Path(path)
-    for name in PACKAGE_FILES:
-        if not (path / name).is_file():
-            raise PackageError(f"{path}: missing {name}")
+    if not (path / "problem.toml").is_file():
+        raise PackageError(f"{path}: missing problem.toml")
     try:
         manifest = tomllib.loads((path / "problem.toml").read_text())
     except tomllib.TOMLDecodeError as exc:
         raise PackageError(f"{path / 'problem.toml'}: {exc}") from None
+    language = manifest.get("language", "python")
+    if language not in LANGUAGES:
+        raise PackageError(f"{path / 'problem.toml'}: `language` must be one of "
+                           f"{', '.join(LANGUAGES)}, not {language!r}")
+    for name in (*COMMON_FILES, *LANGUAGES[language][1]):
+        if not (path / name).is_file():
+            raise PackageError(f"{path}: missing {name}")
 
     def need(key: str, kind: type) -> Any:
         value = manifest.get(key)
@@ -291,10 +321,12 @@ def load_package(path: Path | str) -> ProblemPackage:
         feedback_hidden=hidden_policy(manifest),
         benchmark=benchmark,
         statement_md=(path / "statement.md").read_text(),
-        starter_code=(path / "starter.py").read_text(),
+        starter_code=(path / f"starter{LANGUAGES[language][0]}").read_text(),
         version=package_version(path),
         manifest=manifest,
         statement_cases=statement_cases,
+        language=language,
+        bindings=(path / "bindings.py").read_text() if language == "cuda" else "",
     )
 
 

@@ -2,7 +2,8 @@
 for their names and fields (the frames are framing.py's; values travel as wire.py encodes them).
 
 grader -> runner (each answered by one reply carrying ``ok`` and ``printed``):
-  ``load {source, functions}``: exec the submission, keep the named functions;
+  ``load {source, functions, language?, bindings?, time_s?}``: exec the submission (or compile
+  a .cu one and exec the package's bindings), keep the named functions;
   ``call {fn, grad_wrt, grad_seed, device}`` + values ``args``, ``kwargs``: one observed call;
   ``prepare {which, specs, seed, device}`` then ``time {which, fn, late_seed, key}``: a timed
   call on inputs built inside the sandbox (``time`` may carry the specs itself);
@@ -53,8 +54,14 @@ def hello(**fields: Any) -> dict[str, Any]:
     return {"op": Op.HELLO, **fields}
 
 
-def load(source: str, functions: list[str]) -> dict[str, Any]:
-    return {"op": Op.LOAD, "source": source, "functions": functions}
+def load(source: str, functions: list[str], *, language: str = "python", bindings: str = "",
+         time_s: float = 10.0) -> dict[str, Any]:
+    """A Python file, or (language "cuda") a .cu source compiled in the sandbox and the package's
+    bindings.py run with ``launch`` bound (sandbox/runner/cuda_load.py); time_s: each call's."""
+    message: dict[str, Any] = {"op": Op.LOAD, "source": source, "functions": functions}
+    if language == "cuda":
+        message.update(language="cuda", bindings=bindings, time_s=time_s)
+    return message
 
 
 def call(fn: str, device: str | None, grad_wrt: list[int] | None = None,

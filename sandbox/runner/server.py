@@ -203,17 +203,30 @@ class _Server:
         folder = os.path.join(self.tmp, f"submission-{os.getpid()}")
         os.makedirs(folder, exist_ok=True)
         self.filename = os.path.join(folder, "submission.py")
-        with open(self.filename, "w", encoding="utf-8") as f:
-            f.write(str(msg.get("source", "")))
+        cuda = msg.get("language") == "cuda"
+        if cuda:  # the package's bindings run as the module; the student's .cu is compiled
+            self.filename = os.path.join(folder, "bindings.py")
+        else:
+            with open(self.filename, "w", encoding="utf-8") as f:
+                f.write(str(msg.get("source", "")))
         try:
-            spec = importlib.util.spec_from_file_location("submission", self.filename)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            sys.modules["submission"] = module  # dataclasses and pickle-free helpers look here
-            spec.loader.exec_module(module)
+            if cuda:
+                from sandbox.runner import cuda_load  # noqa: PLC0415
+
+                module = cuda_load.load(str(msg.get("source", "")), str(msg.get("bindings", "")),
+                                        folder, gpu=self.cuda, time_s=float(msg.get("time_s", 10)))
+            else:
+                spec = importlib.util.spec_from_file_location("submission", self.filename)
+                assert spec is not None and spec.loader is not None
+                module = importlib.util.module_from_spec(spec)
+                sys.modules["submission"] = module  # dataclasses and pickle-free helpers look here
+                spec.loader.exec_module(module)
         except BaseException as exc:  # noqa: B036 - the student's import is an observation
             if isinstance(exc, KeyboardInterrupt):
                 raise
+            if type(exc).__name__ == "CompileError":  # sandbox.cuda.build's: a CE, its own log
+                self.send({"ok": True, "status": "compile", "error": {"message": str(exc)[:16000]}})
+                return
             obs = self.exception_observation(exc, self.filename)
             if isinstance(exc, SyntaxError):
                 obs["traceback"] = _syntax_error_text(exc)

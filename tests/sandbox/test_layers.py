@@ -36,9 +36,17 @@ def test_the_runner_imports_nothing_above_it() -> None:
         f"{path.relative_to(SANDBOX.parent)}: {name}"
         for path in files
         for name in ours(imports_of(path))
-        if not name.startswith("sandbox.runner")
+        if not name.startswith(("sandbox.runner", "sandbox.cuda"))
     }
     assert not above, f"the runner imports from above it: {sorted(above)}"
+
+
+def test_the_cuda_toolkit_imports_only_itself() -> None:
+    """sandbox/cuda/ (the compile, the emulation, the call) runs in the sandbox below the runner."""
+    files = sorted((SANDBOX / "cuda").rglob("*.py"))
+    above = {f"{path.relative_to(SANDBOX.parent)}: {name}" for path in files
+             for name in ours(imports_of(path)) if not name.startswith("sandbox.cuda")}
+    assert files and not above, f"sandbox/cuda imports from above it: {sorted(above)}"
 
 
 

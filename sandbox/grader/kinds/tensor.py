@@ -56,6 +56,11 @@ from sandbox.runner import calls, protocol
 log = logging.getLogger(__name__)
 
 
+# A CUDA call's faults by their type: stopped at the time limit (TLE, the program ends), a race
+# the emulation saw (WA, as the wrong sums a GPU would compute; the tests go on).
+CUDA_FAULTS = {"CallTimeout": (Verdict.TLE, True), "DataRace": (Verdict.WA, False)}
+
+
 def case_seed(case: Case, secret: int | None) -> int:
     """Fixed for public cases; mixed with the per-judging secret for hidden ones."""
     key = f"public:{case.name}" if case.public or secret is None else f"{secret}:{case.name}"
@@ -86,6 +91,8 @@ class TensorKind(Kind):
         self.student_box: Sandbox | None = None  # stopped while the machine is measured
         self.probed = False  # the baseline's sandbox was asked for the machine's limits
         bench = package.benchmark
+        if package.language == "cuda" and judging.gpu_id is None:
+            bench = None  # checked on the CPU by emulation: correctness only, no speed
         if judging.mode == Mode.SUBMIT and bench and bench.shapes:
             try:
                 self.baseline = with_probe(
@@ -164,6 +171,10 @@ class TensorKind(Kind):
         if not well_formed(got):
             raise Fault(Verdict.RE, CHANNEL_MESSAGE)
         got = clamped(got)
+        if (judging.package.language == "cuda" and got.get("kind") == "raise"
+                and got.get("type") in CUDA_FAULTS):  # sandbox/runner/cuda_load.py's
+            verdict, fatal = CUDA_FAULTS[str(got.get("type"))]
+            raise Fault(verdict, str(got.get("message", ""))[:1000], fatal=fatal)
         try:
             # Expected beside actual for a public test only: a hidden one's values stay here.
             outcome = compare(expected, got, case, judging.package.tolerances, show=case.public)

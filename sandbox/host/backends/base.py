@@ -41,6 +41,10 @@ class SandboxSpec:
     # None in a grader that runs in this process. A sandbox kept between judgings
     # (sandbox/host/backends/kept.py) is only ever handed to a judging of the same domain.
     trust_domain: str | None = None
+    # The runner starts AddressSanitizer children (a CUDA submission checked by emulation):
+    # no address-space cap (ASan reserves terabytes of shadow space); the local backend bounds
+    # the resident memory instead, as for a GPU; a container's cgroup bounds it either way.
+    sanitizers: bool = False
 
 
 @dataclass(frozen=True)

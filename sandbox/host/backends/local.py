@@ -280,7 +280,7 @@ def rlimits_for(spec: SandboxSpec) -> list[tuple[int, int]]:
         (resource.RLIMIT_FSIZE, fsize),
         (resource.RLIMIT_CORE, 0),
     ]
-    if spec.gpu_id is None:
+    if spec.gpu_id is None and not spec.sanitizers:
         limits.insert(0, (resource.RLIMIT_AS, memory))
     return limits
 
@@ -289,7 +289,7 @@ def rss_cap_bytes(spec: SandboxSpec) -> int | None:
     """A GPU runner's resident-memory cap (memory + the CUDA context's headroom), polled from
     outside every RSS_POLL_S: a burst shorter than that can pass it (the local backend is no
     security boundary; a Docker sandbox's cgroup bounds it exactly). None without a GPU."""
-    if spec.gpu_id is None:
+    if spec.gpu_id is None and not spec.sanitizers:
         return None
     return (spec.memory_mib + ADDRESS_SPACE_HEADROOM_MIB) * 1024 * 1024
 
