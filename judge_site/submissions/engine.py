@@ -34,6 +34,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from judge_site.submissions import confinement, gpus
+from judge_site.submissions.images import SandboxImageError, image_for
 from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict, contended
 from sandbox.grader.package import ProblemPackage
 from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec, get_backend
@@ -73,45 +74,6 @@ _worker_name = ""
 ORPHAN_SWEEP_EVERY_S = 60.0
 _last_sweep = float("-inf")
 _sweep_lock = threading.Lock()
-
-
-class SandboxImageError(ImproperlyConfigured):
-    """No (single) sandbox image is configured for a problem's requirements."""
-
-
-def requirement_images() -> dict[str, str]:
-    """settings.JUDGE_SANDBOX_IMAGES ("requirement=image" entries) as a dict."""
-    images: dict[str, str] = {}
-    for entry in getattr(settings, "JUDGE_SANDBOX_IMAGES", []):
-        requirement, sep, image = (part.strip() for part in entry.partition("="))
-        if not (sep and requirement and image):
-            raise SandboxImageError(
-                f"JUDGE_SANDBOX_IMAGES entry {entry!r} is not requirement=image "
-                "(e.g. triton=tensor-judge-sandbox:triton)"
-            )
-        images[requirement] = image
-    return images
-
-
-def image_for(requires: Sequence[str]) -> str:
-    """The sandbox image for a problem's ``requires``: JUDGE_SANDBOX_IMAGE when there are none,
-    else the one image JUDGE_SANDBOX_IMAGES maps all of them to."""
-    if not requires:
-        return str(settings.JUDGE_SANDBOX_IMAGE)
-    images = requirement_images()
-    unmapped = [r for r in requires if r not in images]
-    if unmapped:
-        raise SandboxImageError(
-            f"no sandbox image for requirement(s) {', '.join(unmapped)}: add "
-            f"'{unmapped[0]}=IMAGE' to JUDGE_SANDBOX_IMAGES (now {','.join(f'{k}={v}' for k, v in images.items()) or 'empty'})"
-        )
-    chosen = sorted({images[r] for r in requires})
-    if len(chosen) > 1:
-        raise SandboxImageError(
-            f"requirements {', '.join(requires)} map to different images ({', '.join(chosen)}) "
-            "in JUDGE_SANDBOX_IMAGES: one image must carry them all"
-        )
-    return chosen[0]
 
 
 def requires_of(package: ProblemPackage) -> list[str]:

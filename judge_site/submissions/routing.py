@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 
 from judge_site.catalog.models import Device, Problem
+from judge_site.submissions.images import SandboxImageError, requirement_images
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,10 @@ def judging_route(problem: Problem) -> Route:
     if settings.JUDGE_GPU_ENABLED:
         return Route("gpu")
     requires = [str(r) for r in (problem.manifest or {}).get("requires", [])]
-    mapped = {entry.partition("=")[0].strip() for entry in settings.JUDGE_SANDBOX_IMAGES}
+    try:
+        mapped = set(requirement_images())
+    except SandboxImageError as exc:
+        return Route(None, f"problem {problem.number} cannot be judged here: {exc}")
     if "triton" in requires and set(requires) <= mapped:
         return Route(
             "cpu",

@@ -42,7 +42,7 @@ def _sandbox_enforced_solution(package_dir: Path) -> tuple[str, Path] | None:
 @pytest.mark.parametrize("package_dir", DOCKER_PACKAGES, ids=[p.name for p in DOCKER_PACKAGES])
 def test_docker_judges_reference_and_a_limit_solution(package_dir: Path) -> None:
     require_docker()
-    from judge_site.submissions.engine import image_for
+    from judge_site.submissions.images import image_for
     from sandbox.grader.entry import judge
     from sandbox.host.backends.base import get_backend
 
@@ -78,7 +78,8 @@ def test_the_site_checks_a_triton_package_in_the_triton_image(tmp_path: Path) ->
 
     from django.test import override_settings
 
-    from judge_site.submissions.engine import backend_from_settings, image_for
+    from judge_site.submissions.engine import backend_from_settings
+    from judge_site.submissions.images import image_for
     from sandbox.grader.check import check_package
 
     require_docker()

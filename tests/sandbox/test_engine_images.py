@@ -14,18 +14,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import override_settings
 
-from judge_site.submissions.engine import (
-    ImageRoutingBackend,
-    SandboxImageError,
-    backend_from_settings,
-    image_for,
-    judge_source,
-    requirement_images,
-)
+from judge_site.submissions.engine import ImageRoutingBackend, backend_from_settings, judge_source
+from judge_site.submissions.images import SandboxImageError, image_for, requirement_images
 from sandbox.grader.check import check_package
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.package import load_package
@@ -146,3 +141,20 @@ def test_manage_judge_56_runs_in_the_triton_image(file: str, verdict: str) -> No
     assert isinstance(env, dict) and env.get("image") == TRITON_IMAGE, env
     assert env.get("triton") == "3.9.0", env  # the runner reports the sandbox's triton
     print(f"manage.py judge 56 {file}: {verdict} in {took:.1f} s")
+
+
+@override_settings(JUDGE_GPU_ENABLED=False, JUDGE_SANDBOX_IMAGES=["triton=img:t"])
+def test_the_routing_reads_the_same_image_map_and_a_bad_entry_refuses_with_its_reason() -> None:
+    """routing.judging_route asks images.requirement_images, the engine's one parser: a GPU
+    problem needing Triton is judged on CPU where the map has it; a malformed map refuses the
+    problem with the parser's message (never an error page)."""
+    from types import SimpleNamespace
+
+    from judge_site.catalog.models import Device
+    from judge_site.submissions.routing import judging_route
+
+    problem: Any = SimpleNamespace(device=Device.GPU, number=7, manifest={"requires": ["triton"]})
+    assert judging_route(problem).queue == "cpu"
+    with override_settings(JUDGE_SANDBOX_IMAGES=["triton:img"]):
+        refused = judging_route(problem)
+    assert refused.queue is None and "is not requirement=image" in refused.note
