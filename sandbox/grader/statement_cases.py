@@ -25,7 +25,7 @@ from typing import Any
 # an imported practice folder, need not). Recognised by folder name, so that a copy of a
 # built-in package (the package check's confined grader unpacks one under a temporary folder)
 # is held to the same rule.
-CATALOG_DIR = Path(__file__).resolve().parent.parent / "problems"
+CATALOG_DIR = Path(__file__).resolve().parents[2] / "problems"
 MAX_SAYS_CHARS = 1000
 
 
