@@ -320,3 +320,13 @@ def test_a_problem_without_notes_says_nothing_about_them(client, alice, problem,
     services.submission_create(alice, problem, GOOD, "submit")
     page = login(client, alice).get("/problems/48/").content.decode()
     assert "solution-notes" not in page
+
+
+def test_a_cuda_problem_opens_its_editor_in_cpp_mode(client, alice, problem):
+    make_problem(82, starter_code='extern "C" void solve(const float* x) {}\n',
+                 manifest={"language": "cuda", "limits": {"time_s": 20}})
+    page = login(client, alice).get("/problems/82/").content.decode()
+    assert 'data-language="cuda"' in page
+    if "vendor/codemirror/codemirror.js" in page:  # built assets: C++ highlighting is loaded
+        assert "vendor/codemirror/mode/clike/clike.js" in page
+    assert 'data-language="python"' in client.get("/problems/48/").content.decode()

@@ -26,6 +26,7 @@ BUNDLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "vendor/codemirror/codemirror.js",
             "vendor/codemirror/mode/python/python.js",
+            "vendor/codemirror/mode/clike/clike.js",
             "vendor/codemirror/addon/edit/matchbrackets.js",
             "vendor/codemirror/addon/edit/closebrackets.js",
         ],

@@ -18,7 +18,8 @@
 
     if (window.CodeMirror) {
       editor = window.CodeMirror.fromTextArea(textarea, {
-        mode: "python", lineNumbers: true, indentUnit: 4, tabSize: 4, indentWithTabs: false,
+        // a CUDA C++ problem (problem.toml's language = "cuda"): clike's C++ mode
+        mode: form.dataset.language === "cuda" ? "text/x-c++src" : "python", lineNumbers: true, indentUnit: 4, tabSize: 4, indentWithTabs: false,
         matchBrackets: true, autoCloseBrackets: true, viewportMargin: Infinity,
         extraKeys: {
           Tab: function (cm) {
