@@ -66,7 +66,8 @@ def test_every_package_passes_its_check(package_dir: Path, local_checks: CheckPo
     report = checked(local_checks, package_dir)
     assert report.ok, report.render()
     names = [item.name for item in report.items]
-    assert "reference (solution.py) is AC" in names and "starter fails" in names
+    answer = load_package(package_dir).answer_file.name  # solution.py, or a cuda's solution.cu
+    assert f"reference ({answer}) is AC" in names and "starter fails" in names
     assert any(n.startswith("solutions/WA/") for n in names)
     if package_dir in TRITON:  # every tagged file judged, through Triton's interpreter
         tagged = [f"solutions/{v}/{f.name} gets {v}" for v, f in load_package(package_dir).solutions()]

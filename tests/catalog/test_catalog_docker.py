@@ -56,6 +56,8 @@ def test_docker_judges_reference_and_a_limit_solution(package_dir: Path) -> None
     # The reference as the package check sends it: its kernels imports inlined (no sandbox
     # image holds the kernels package).
     reference_source = inline_kernels((package_dir / "solution.py").read_text())
+    if package.language == "cuda":  # its model answer, compiled in the sandbox (emulation on CPU)
+        reference_source = package.answer_file.read_text()
     reference = judge(package, reference_source, mode=Mode.SUBMIT, backend=backend, secret_seed=7)
     assert reference.verdict == Verdict.AC, reference.to_json()
     limit_solution = _sandbox_enforced_solution(package_dir)
