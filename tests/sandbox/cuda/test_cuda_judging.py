@@ -23,10 +23,7 @@ SLUG = "082-row-sum-block-reduction"
 
 @pytest.fixture(scope="module")
 def row_sum() -> ProblemPackage:
-    for folder in (ROOT / "problems" / SLUG, ROOT / "problems" / "cuda-drafts" / SLUG):
-        if folder.is_dir():
-            return load_package(folder)
-    pytest.fail(f"no package {SLUG} under problems/")
+    return load_package(ROOT / "problems" / SLUG)
 
 
 def judge(package: ProblemPackage, source: str, backend: Backend, mode: Mode) -> JudgeResult:
