@@ -2,7 +2,7 @@
 skipping): the model answer of problem 82 is AC there (g++ and the sanitizers in the image, the
 emulation's files beside the runner), and hostile compiler inputs each end CE or RE with a clear
 message, never IE: an #include of a host file, inline assembly, a kernel that replaces its own
-process.
+process, one that prints forever, one that never ends (a TLE after the problem's 20 s).
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ HOSTILE = {
     "exec_a_shell": ("#include <unistd.h>\n" + SIGNATURE
                      + ' { execl("/bin/sh", "sh", "-c", "exit 0", (char*) 0); }\n',
                      {Verdict.RE}, "without returning"),
+    "print_forever": ("#include <cstdio>\n__global__ void k() { for (;;) printf(\"spam spam\\n\"); }\n"
+                      + SIGNATURE + " { k<<<1, 1>>>(); }\n", {Verdict.RE, Verdict.OLE}, "printed too much"),
+    "a_kernel_that_never_ends": ("__global__ void k() { volatile unsigned s = 0; for (;;) s = s + 1u; }\n"
+                                 + SIGNATURE + " { k<<<1, 1>>>(); }\n", {Verdict.TLE}, "stopped"),
 }
 
 
