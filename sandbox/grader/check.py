@@ -26,14 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandbox.grader.contracts import (
-    CPU_EMULATION_NOTE,
-    NEUTRAL_VERDICTS,
-    PASSING_VERDICTS,
-    JudgeResult,
-    Mode,
-    Verdict,
-)
+from sandbox.grader.contracts import CPU_EMULATION_NOTE as CPU_NOTE
+from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
 from sandbox.grader.hints import failing_names, hinted_checks_failed, package_hint_items
 from sandbox.grader.kernels_source import inline_kernels, kernels_module_path
 from sandbox.grader.package import PackageError, ProblemPackage
@@ -342,10 +336,8 @@ def check_package(
         source = file.read_text()
         if trusted:  # the package's own reference: its kernels imports become their source
             source = inline_kernels(source, filename=str(file))
-        result = judge(
-            pkg, source, mode=Mode.SUBMIT, backend=backend, secret_seed=secret_seed,
-            expected_cache=expected,
-        )
+        result = judge(pkg, source, mode=Mode.SUBMIT, backend=backend, secret_seed=secret_seed,
+                       expected_cache=expected)
         return result, time.monotonic() - started
 
     ref_pkg = no_bench
@@ -362,9 +354,7 @@ def check_package(
         return report
     detail = _summary(result)
     ok = result.verdict == Verdict.AC
-    if ok and result.message == CPU_EMULATION_NOTE:  # a CUDA package without a GPU: no speed
-        detail += f"; {CPU_EMULATION_NOTE}"
-    elif ok and ref_pkg.benchmark is not None:
+    if ok and ref_pkg.benchmark is not None and result.message != CPU_NOTE:  # CPU: no speed
         if result.benchmark is None:
             ok, detail = False, "AC but the benchmark produced no result"
         else:
