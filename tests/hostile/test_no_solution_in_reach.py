@@ -82,8 +82,9 @@ print(json.dumps({"found": found, "kernels": kernels}))
 
 
 def _starter_like_files() -> list[Path]:
-    """Files a student writes: every starter and every tagged solution of the catalog."""
-    files = [p / "starter.py" for p in PROBLEMS]
+    """Files a student writes in Python: every starter and every tagged solution of the catalog
+    (a CUDA C++ problem's starter.cu and .cu files import no Python module)."""
+    files = [p / "starter.py" for p in PROBLEMS if not (p / "starter.cu").is_file()]
     files += [f for p in PROBLEMS for f in sorted((p / "solutions").rglob("*.py"))]
     return files
 
