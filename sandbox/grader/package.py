@@ -40,6 +40,9 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "cuda": (".cu", ("starter.cu", "solution.cu", "bindings.py")),
 }
 COMMON_FILES = ("problem.toml", "statement.md", "solution.py", "tests.py")
+# The kinds a package may declare (``kind``; sandbox/grader/kinds/ holds their strategies; the
+# kind "scratch" is a mode of every problem, never a package's own). None declared: "tensor".
+PROBLEM_KINDS = ("tensor", "practice")
 
 
 class PackageError(Exception):
@@ -109,6 +112,8 @@ class ProblemPackage:
     statement_cases: tuple[StatementCase, ...] | None = None
     language: str = "python"  # a key of LANGUAGES: what the student writes
     bindings: str = ""  # a cuda package's bindings.py (runs in the student's sandbox)
+    kind: str = "tensor"  # one of PROBLEM_KINDS: how its files are judged
+    requires: tuple[str, ...] = ()  # modules the sandbox must import beyond torch ("triton")
 
     @property
     def suffix(self) -> str:
@@ -251,6 +256,23 @@ def _limits(raw: Any, where: Path) -> Limits:
     return Limits(**values)
 
 
+def _kind(raw: Any, where: Path) -> str:
+    if raw is None:
+        return "tensor"
+    if raw not in PROBLEM_KINDS:
+        raise PackageError(f"{where}: `kind` must be one of {', '.join(PROBLEM_KINDS)}, not {raw!r}")
+    return str(raw)
+
+
+def _requires(raw: Any, where: Path) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not (isinstance(raw, list) and all(isinstance(r, str) and r.strip() for r in raw)):
+        raise PackageError(f"{where}: `requires` must be a list of module names "
+                           f"(requires = [\"triton\"]), not {raw!r}")
+    return tuple(r.strip() for r in raw)
+
+
 def load_package(path: Path | str) -> ProblemPackage:
     path = Path(path)
     if not (path / "problem.toml").is_file():
@@ -327,6 +349,8 @@ def load_package(path: Path | str) -> ProblemPackage:
         statement_cases=statement_cases,
         language=language,
         bindings=(path / "bindings.py").read_text() if language == "cuda" else "",
+        kind=_kind(manifest.get("kind"), path / "problem.toml"),
+        requires=_requires(manifest.get("requires"), path / "problem.toml"),
     )
 
 
