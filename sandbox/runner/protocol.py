@@ -55,10 +55,13 @@ def hello(**fields: Any) -> dict[str, Any]:
 
 
 def load(source: str, functions: list[str], *, language: str = "python", bindings: str = "",
-         time_s: float = 10.0) -> dict[str, Any]:
+         time_s: float = 10.0, modules: dict[str, str] | None = None) -> dict[str, Any]:
     """A Python file, or (language "cuda") a .cu source compiled in the sandbox and the package's
-    bindings.py run with ``launch`` bound (sandbox/runner/cuda_load.py); time_s: each call's."""
+    bindings.py run with ``launch`` bound (sandbox/runner/cuda_load.py); time_s: each call's;
+    modules: files importable beside it (path -> text, sandbox/runner/modules.py)."""
     message: dict[str, Any] = {"op": Op.LOAD, "source": source, "functions": functions}
+    if modules:
+        message["modules"] = dict(modules)
     if language == "cuda":
         message.update(language="cuda", bindings=bindings, time_s=time_s)
     return message

@@ -209,6 +209,9 @@ class _Server:
         else:
             with open(self.filename, "w", encoding="utf-8") as f:
                 f.write(str(msg.get("source", "")))
+        from sandbox.runner import modules  # noqa: PLC0415
+
+        modules.install(msg.get("modules"), folder)  # a package's own modules, first on sys.path
         try:
             if cuda:
                 from sandbox.runner import cuda_load  # noqa: PLC0415
