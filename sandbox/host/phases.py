@@ -36,7 +36,8 @@ from typing import Any
 from sandbox.host.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
 from sandbox.runner.protocol import Op
 
-PHASE_OF_OP: dict[str, str] = {Op.LOAD: "load", Op.CALL: "tests", Op.SCRIPT: "tests", Op.BYE: "shutdown"}
+PHASE_OF_OP: dict[str, str] = {Op.LOAD: "load", Op.CALL: "tests", Op.SCRIPT: "tests", Op.HARNESS: "tests",
+                              Op.BYE: "shutdown"}
 PHASES = ("sandbox_start", "runner_ready", "load", "tests", "benchmark", "shutdown")
 # A sandbox whose runner said goodbye is removed after the verdict, off the judging's path.
 _closer = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sandbox-close")

@@ -10,6 +10,8 @@ grader -> runner (each answered by one reply carrying ``ok`` and ``printed``):
   ``last_output {which}``: the output the last timed call returned;
   ``script {source, keep}``: a scratch run's lines after the submission;
   ``callback_return {raise?}`` + value ``value``: a practice test's answer to a callback;
+  ``harness {language, main, student, files, source, sanitize, compile_s, time_s}``: compile a
+  practice folder's C++ / CUDA C++ test program with the student's file and run it (harness.py);
   ``bye``: the end (the runner exits; a kept sandbox is told apart by it).
 runner -> grader: ``hello {python, torch, ...}`` once, before any request.
 
@@ -31,12 +33,13 @@ class Op(StrEnum):
     LAST_OUTPUT = "last_output"
     SCRIPT = "script"
     CALLBACK_RETURN = "callback_return"
+    HARNESS = "harness"
     BYE = "bye"
 
 
 _OPS = frozenset(op.value for op in Op)
 # Requests after which the grader counts the sandbox's processes (the student's code ran).
-STUDENT_CODE_OPS = frozenset({Op.LOAD, Op.CALL, Op.SCRIPT})
+STUDENT_CODE_OPS = frozenset({Op.LOAD, Op.CALL, Op.SCRIPT, Op.HARNESS})
 
 
 def op_of(message: dict[str, Any]) -> str:
@@ -96,6 +99,15 @@ def callback_return(raised: dict[str, str] | None = None) -> dict[str, Any]:
     if raised is not None:
         message["raise"] = raised
     return message
+
+
+def harness(language: str, main: str, student: str, files: dict[str, str], source: str, *,
+            sanitize: str = "", compile_s: float = 60.0, time_s: float = 60.0) -> dict[str, Any]:
+    """A practice harness: ``files`` (the test program ``main`` and its headers) and the
+    student's ``source`` saved as ``student``, compiled ("cpp" or "cuda") and run."""
+    return {"op": Op.HARNESS, "language": language, "main": main, "student": student,
+            "files": dict(files), "source": source, "sanitize": sanitize,
+            "compile_s": compile_s, "time_s": time_s}
 
 
 def bye() -> dict[str, Any]:

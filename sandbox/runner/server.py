@@ -247,6 +247,12 @@ class _Server:
             return
         self.send({"ok": True, "status": "ok"})
 
+    def op_harness(self, msg: dict[str, Any], blob: bytes) -> None:
+        """Compile and run a practice harness (sandbox/runner/harness.py); its cases come back."""
+        from sandbox.runner import harness  # noqa: PLC0415
+
+        self.send({"ok": True, **harness.run_harness(msg, self.tmp, gpu=self.cuda)})
+
     def op_script(self, msg: dict[str, Any], blob: bytes) -> None:
         """Run a scratch script with the loaded submission's names (sandbox/grader/kinds/scratch.py);
         the reply holds what it printed (bounded) and the exception that ended it, if any."""
