@@ -66,7 +66,8 @@ log = logging.getLogger(__name__)
 
 SHIM_FUNCTIONS = (
     "__pj_call", "__pj_call_saved", "__pj_get", "__pj_invoke", "__pj_attr", "__pj_setattr", "__pj_iter",
-    "__pj_next", "__pj_len", "__pj_item", "__pj_restore", "__pj_set",
+    "__pj_next", "__pj_len", "__pj_item", "__pj_restore", "__pj_set", "__pj_module_get",
+    "__pj_module_set",
 )
 HANDLE_KEY = "__practice_handle__"
 GLOBAL_KEY = "__practice_global__"
@@ -257,6 +258,9 @@ class GlobalProxy:
         fn = "__pj_call_saved" if self.__name__ in self._remote.patches else "__pj_call"
         return self._remote.call(fn, self.__name__, list(args), kwargs)
 
+    def __getitem__(self, key: Any) -> Any:  # a gpusim kernel's launch: kernel[grid, block]
+        return self._remote.call("__pj_item", self.__name__, key)
+
     def __repr__(self) -> str:
         return f"<student's {'class' if self.is_class else 'function'} {self.__name__}>"
 
@@ -339,8 +343,12 @@ class SolutionModule(ModuleType):
 # ---------------------------------------------------------------- running the tests
 
 
-def load_tests(source: str, checker: ModuleType, solution: ModuleType) -> dict[str, Any]:
-    """Execute test.py in a namespace whose imports of ``checker`` and ``solution`` get ours."""
+def load_tests(
+    source: str, checker: ModuleType, solution: ModuleType, modules: dict[str, ModuleType] | None = None
+) -> dict[str, Any]:
+    """Execute test.py in a namespace whose imports of ``checker`` and ``solution`` get ours, and
+    of a name of ``modules`` (the package's runtime: runtime_proxy.py) that module."""
+    given = dict(modules or {})
     real_import = builtins.__import__
 
     def hooked(
@@ -354,6 +362,8 @@ def load_tests(source: str, checker: ModuleType, solution: ModuleType) -> dict[s
             return solution
         if level == 0 and name == "checker":
             return checker
+        if level == 0 and name in given:
+            return given[name]
         return real_import(name, globals_, locals_, fromlist, level)
 
     own_builtins = dict(vars(builtins))

@@ -14,7 +14,12 @@ op; what it returns travels back through the wire codec:
   here (an instance of the student's class, a closure, a generator) and known to the grader by
   its handle number;
 - ``__pj_set(name, value)`` / ``__pj_restore(name)``: a test replaces ``solution.<name>`` (by a
-  function of its own: a callback, below) and puts the original back.
+  function of its own: a callback, below) and puts the original back;
+- ``__pj_module_get(module, name)`` / ``__pj_module_set(module, name, value)``: an attribute of
+  a module the package gave the sandbox (the handbook's runtime, sandbox/practice/runtime.py),
+  which the test uses through a proxy (a ``gpusim`` device array lives here, beside the kernel
+  that writes it; a spy on ``gpusim.launch`` is set here);
+- ``__pj_item`` also takes a global's name: ``kernel[grid, block]``.
 
 A value that is not data (tensors, numpy values, numbers, strings, lists, tuples, dicts) is kept
 here and sent as ``{"__practice_handle__": n, "callable": bool, "type": name}``; the grader
@@ -30,6 +35,7 @@ compares everything itself.
 
 def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the module namespace tidy
     import builtins as _builtins
+    import importlib as _importlib
     import os as _os
     import sys as _sys
     from typing import Any
@@ -192,7 +198,14 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
         return len(objects[handle])
 
     def pj_item(handle, key):
-        return wrap(objects[handle][unwrap(key)])
+        target = lookup(handle) if type(handle) is str else objects[handle]
+        return wrap(target[unwrap(key)])
+
+    def pj_module_get(module, name):
+        return wrap(getattr(_importlib.import_module(module), name))
+
+    def pj_module_set(module, name, value):
+        setattr(_importlib.import_module(module), name, unwrap(value))
 
     def pj_restore(name):
         if name in saved:
@@ -204,7 +217,7 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
 
     for fn in (
         pj_call, pj_call_saved, pj_get, pj_invoke, pj_attr, pj_setattr, pj_iter, pj_next, pj_len, pj_item,
-        pj_restore, pj_set,
+        pj_restore, pj_set, pj_module_get, pj_module_set,
     ):
         g["__" + fn.__name__] = fn
 
