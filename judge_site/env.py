@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
 T = TypeVar("T")
+
+# The repository's root: the default place of problems/, media/, staticfiles/ and the SQLite file.
+BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 class ConfigError(ImproperlyConfigured):
@@ -66,3 +70,13 @@ def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
     if raw not in choices:
         raise ConfigError(f"{name}={raw!r} is not one of: {', '.join(choices)}")
     return raw
+
+
+def debug_mode() -> bool:
+    """DEBUG: development defaults (the local backend, no TLS); off unless set."""
+    return envbool("DEBUG", "False")
+
+
+def envtable(table: dict[str, tuple[Callable[[str, str], object], str]]) -> dict[str, object]:
+    """A table of settings read at once: each NAME by its reader, from its default."""
+    return {name: read(name, default) for name, (read, default) in table.items()}
