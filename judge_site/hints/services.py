@@ -25,15 +25,13 @@ from judge_site.submissions.models import Mode, Status, Submission, VerdictChoic
 from sandbox.grader.hints import (
     Attempt,
     CaseInfo,
-    HintSpec,
     case_index,
     check_is_public,
     code_hash,
     failing_names,
     next_rung_due,
-    parse_hints,
 )
-from sandbox.grader.package import PackageError
+from sandbox.grader.manifest import HintSpec, PackageError, parse_hints
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from judge_site.catalog.models import Problem
 from judge_site.staff.models import ProblemVersion
 from judge_site.submissions.models import Mode, Submission
+from sandbox.grader.manifest import LIMIT_BOUNDS
 from sandbox.grader.package import PackageError, load_package
 
 
@@ -52,11 +53,11 @@ def package_view(package_dir: str) -> dict[str, Any]:
         "content_hash": package.version,
         "statement_md": package.statement_md,
         "starter_code": package.starter_code,
-        "limits": package.manifest.get("limits", {}),
+        "limits": {key: getattr(package.limits, key) for key in LIMIT_BOUNDS},
         "tolerances": {dtype: {"atol": t.atol, "rtol": t.rtol}
                        for dtype, t in package.tolerances.items()},
-        "feedback": package.manifest.get("feedback", {}),
-        "requires": package.manifest.get("requires", []),
+        "feedback": {"hidden": str(package.feedback_hidden)},
+        "requires": list(package.requires),
         "benchmark_shapes": [
             {"name": s.name, "fn": s.fn, "args": repr(s.args)[:300],
              "baseline": s.baseline or bench.baseline}

@@ -10,17 +10,16 @@ shape whose model counts no flops (a gather) has no place on it and is named bel
 
 A page view evaluates no cost expression: the grader stores each shape's ``bytes`` and ``flops``
 with the result (sandbox/bench, ``shape_entry``). A result stored before it did has its figures
-from the problem's cost tables, parsed once per process and table (``_table_figures``).
+from the problem's cost tables, parsed once per process and table (sandbox/grader/manifest.py,
+``shape_figures``).
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 from typing import Any
 
-from sandbox.grader.cost import CostError, parse_cost
+from sandbox.grader.manifest import shape_figures
 
 WIDTH, HEIGHT = 440, 250
 LEFT, RIGHT, TOP, BOTTOM = 56, 12, 12, 38  # the plot's margins, px
@@ -40,29 +39,6 @@ def shape_rows(bench: dict[str, Any] | None) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def _figures(manifest: dict[str, Any]) -> dict[str, tuple[float, float]]:
-    """(bytes, flops) of each shape of the problem's cost tables, by shape name."""
-    found: dict[str, tuple[float, float]] = {}
-    for shape in (manifest.get("benchmark") or {}).get("shapes") or []:
-        if not isinstance(shape, dict) or not isinstance(shape.get("cost"), dict):
-            continue
-        figures = _table_figures(json.dumps(shape["cost"], sort_keys=True, default=str))
-        if figures is not None:
-            found[str(shape.get("name"))] = figures
-    return found
-
-
-@functools.lru_cache(maxsize=512)
-def _table_figures(table: str) -> tuple[float, float] | None:
-    """One cost table (as canonical JSON) parsed and evaluated, once per process: a package
-    loaded today refuses an unbounded expression, but a problem stored before may hold one."""
-    try:
-        cost = parse_cost(json.loads(table))
-    except CostError:
-        return None
-    return (cost.bytes, cost.flops) if cost is not None else None
 
 
 def _stored(shape: dict[str, Any]) -> tuple[float, float] | None:
@@ -91,7 +67,7 @@ def roofline(
     curve = [p[1] for p in peak.get("memory_curve") or [] if isinstance(p, list | tuple) and len(p) == 2]
     cache_bandwidth = max([float(c) for c in curve if isinstance(c, int | float)] + [bandwidth])
     rows = shape_rows(bench)
-    tables = _figures(manifest) if any(_stored(shape) is None for shape in rows) else {}
+    tables = shape_figures(manifest) if any(_stored(shape) is None for shape in rows) else {}
     points, flat = [], []
     for shape in rows:
         figures = _stored(shape) or tables.get(str(shape.get("name")))

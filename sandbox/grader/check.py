@@ -264,8 +264,7 @@ def missing_requirements(package: ProblemPackage) -> list[str]:
     The local backend runs submissions with this same interpreter, so what is missing here is
     missing in the sandbox too.
     """
-    wanted = package.manifest.get("requires", [])
-    return [name for name in wanted if importlib.util.find_spec(name) is None]
+    return [name for name in package.requires if importlib.util.find_spec(name) is None]
 
 
 def check_package(
@@ -280,7 +279,7 @@ def check_package(
     from sandbox.grader.entry import judge  # imports torch: only here, never for the web process
 
     report = CheckReport(folder=package.folder_name, version=package.version)
-    requires = list(package.manifest.get("requires", []))
+    requires = list(package.requires)
     route = getattr(backend, "for_requirements", None)
     if requires and callable(route):
         # A backend that picks the sandbox image by requirements (the site's docker backend,
@@ -308,7 +307,7 @@ def check_package(
         if on_item is not None:
             on_item(report.items[-1])
 
-    if package.manifest.get("kind") == "practice":  # a problem kind of its own
+    if package.kind == "practice":  # a problem kind of its own
         from sandbox.practice.package_check import check_items
 
         for name, ok, detail in check_items(package, backend):
@@ -368,7 +367,7 @@ def check_package(
     result, took = run(no_bench, package.starter_file)
     add("starter fails", result.verdict != Verdict.AC, _summary(result), took)
 
-    hints, hint_cases, hint_error = package_hint_items(package.path, package.manifest)
+    hints, hint_cases, hint_error = package_hint_items(package)
     if hints.ladders or hint_error:
         add("static: hints", not hint_error, hint_error or f"{len(hints.ladders)} ladder(s)")
     for verdict, file in package.solutions():

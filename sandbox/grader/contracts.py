@@ -8,6 +8,7 @@ unit in the field name.
 from __future__ import annotations
 
 import enum
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -104,7 +105,7 @@ CPU_POLL_S = 0.25  # how often the sandbox's CPU time is read while a call runs
 CPU_EMULATION_NOTE = "checked on CPU by emulation: correctness only, no speed"
 
 
-def import_limit_s(time_s: float, requires: list[str]) -> float:
+def import_limit_s(time_s: float, requires: Collection[str]) -> float:
     """How long the student's file may take to import: the problem's time limit (torch is
     imported by the runner before any file is loaded, so a file that spins or forks at import
     is stopped after the time limit, not after 20 s); a problem that requires Triton, whose

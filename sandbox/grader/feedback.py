@@ -27,6 +27,7 @@ from sandbox.grader.contracts import (
     WrongKind,
     rejected_because,
 )
+from sandbox.grader.manifest import feedback_of as hidden_policy  # noqa: F401 - the site's name (stored manifests)
 
 
 def _num(value: Any) -> str:
@@ -139,12 +140,6 @@ def for_student(result: TestResult, policy: FeedbackPolicy) -> TestResult:
         verdict=result.verdict,
         message=VERDICT_WORDS.get(result.verdict, ""),
     )
-
-
-def hidden_policy(manifest: dict[str, Any]) -> FeedbackPolicy:
-    """A package's policy for hidden tests (``problem.toml``'s ``[feedback] hidden``)."""
-    feedback = manifest.get("feedback")
-    return FeedbackPolicy((feedback if isinstance(feedback, dict) else {}).get("hidden", "category"))
 
 
 def result_for_student(result: JudgeResult, policy: FeedbackPolicy) -> JudgeResult:

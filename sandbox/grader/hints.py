@@ -1,4 +1,5 @@
-"""Hints keyed to the failing check: parsing of problem.toml's ``[hints]`` and the ladder rule.
+"""Hints keyed to the failing check: the ladder rule (problem.toml's ``[hints]`` is parsed by
+sandbox/grader/manifest.py, ``parse_hints``, into ``ProblemPackage.hints``).
 
 An author attaches a ladder of hints to a check: one case (``check = "case_name"``), every case
 of a function (``check = "fn:embed"``) or every case carrying a tag (``check = "tag:padding"``,
@@ -37,25 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS
-from sandbox.grader.package import PackageError
-
-DEFAULT_AFTER = 2
-DEFAULT_COOLDOWN_S = 120
-MAX_HINT_CHARS = 600
-
-
-@dataclass(frozen=True)
-class Ladder:
-    check: str  # "case_name", "fn:<function>" or "tag:<tag>"
-    hints: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class HintSpec:
-    enabled: bool = True
-    after: int = DEFAULT_AFTER
-    cooldown_s: float = DEFAULT_COOLDOWN_S
-    ladders: tuple[Ladder, ...] = ()
+from sandbox.grader.manifest import HintSpec, PackageError
+from sandbox.grader.package import ProblemPackage
 
 
 @dataclass(frozen=True)
@@ -67,39 +51,6 @@ class CaseInfo:
 
     def matches(self, name: str) -> bool:
         return re.fullmatch(self.pattern, name) is not None
-
-
-def parse_hints(manifest: dict[str, Any], where: str = "problem.toml") -> HintSpec:
-    """The ``[hints]`` table of a parsed problem.toml (an empty spec when there is none)."""
-    raw = manifest.get("hints")
-    if raw is None:
-        return HintSpec(ladders=())
-    if not isinstance(raw, dict):
-        raise PackageError(f"{where}: [hints] must be a table")
-    enabled = raw.get("enabled", True)
-    after = raw.get("after", DEFAULT_AFTER)
-    cooldown = raw.get("cooldown_s", DEFAULT_COOLDOWN_S)
-    if not isinstance(enabled, bool):
-        raise PackageError(f"{where}: hints.enabled must be true or false")
-    if not isinstance(after, int) or isinstance(after, bool) or after < 1:
-        raise PackageError(f"{where}: hints.after must be a positive integer")
-    if not isinstance(cooldown, (int, float)) or isinstance(cooldown, bool) or cooldown < 0:
-        raise PackageError(f"{where}: hints.cooldown_s must be a number of seconds >= 0")
-    ladders = []
-    for i, entry in enumerate(raw.get("ladders", [])):
-        check = entry.get("check") if isinstance(entry, dict) else None
-        hints = entry.get("ladder") if isinstance(entry, dict) else None
-        if not isinstance(check, str) or not check.strip():
-            raise PackageError(f"{where}: hints.ladders[{i}] needs a check")
-        if not (isinstance(hints, list) and hints and all(isinstance(h, str) and h.strip() for h in hints)):
-            raise PackageError(f"{where}: hints.ladders[{i}] ({check}) needs a non-empty ladder of texts")
-        if any(len(h) > MAX_HINT_CHARS for h in hints):
-            raise PackageError(f"{where}: hints.ladders[{i}] ({check}): a hint over {MAX_HINT_CHARS} characters")
-        ladders.append(Ladder(check.strip(), tuple(h.strip() for h in hints)))
-    checks = [ladder.check for ladder in ladders]
-    if len(set(checks)) != len(checks):
-        raise PackageError(f"{where}: a check has two ladders")
-    return HintSpec(enabled, after, float(cooldown), tuple(ladders))
 
 
 def _name_pattern(node: ast.expr) -> str | None:
@@ -277,12 +228,12 @@ def hinted_checks_failed(spec: HintSpec, cases: list[CaseInfo], failed: set[str]
     return [ladder.check for ladder in spec.ladders if fails_check(ladder.check, cases, failed)]
 
 
-def package_hint_items(package_path: Path, manifest: dict[str, Any]) -> tuple[HintSpec, list[CaseInfo], str]:
-    """The package's hints, its case index and what is wrong with them ("" when nothing)."""
+def package_hint_items(package: ProblemPackage) -> tuple[HintSpec, list[CaseInfo], str]:
+    """The package's hints (parsed at load), its case index and what is wrong with them ("" when
+    nothing)."""
     try:
-        spec = parse_hints(manifest, str(package_path / "problem.toml"))
-        cases = case_index(package_path / "tests.py")
+        cases = case_index(package.path / "tests.py")
     except PackageError as exc:
         return HintSpec(enabled=False), [], str(exc)
-    unknown = unknown_checks(spec, cases)
-    return spec, cases, f"checks that name no case: {', '.join(unknown)}" if unknown else ""
+    unknown = unknown_checks(package.hints, cases)
+    return package.hints, cases, f"checks that name no case: {', '.join(unknown)}" if unknown else ""

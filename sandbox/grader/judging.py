@@ -149,10 +149,6 @@ def register(cls: type[Kind]) -> type[Kind]:
     return cls
 
 
-def kind_of(package: ProblemPackage) -> str:
-    return str(package.manifest.get("kind") or "tensor")
-
-
 def judge(
     package: ProblemPackage,
     source: str,
@@ -182,7 +178,7 @@ def judge(
         package, source, mode, backend, {"backend": backend.name}, secret_seed, gpu_id,
         dict(labels or {}), kernels_root, expected_cache, on_progress,
     )
-    name = kind_of(package)
+    name = package.kind
     if mode == Mode.SCRATCH:
         name, judging.script, judging.output = "scratch", script, ""
     elif name == "scratch":  # a mode of every problem, never a package's own kind
@@ -202,7 +198,7 @@ def judge(
         log.exception("cannot load package %s", package.path)
         return _result(judging, Verdict.IE, f"problem package failed to load: {exc}")
     limits = package.limits
-    requires = list(package.manifest.get("requires", []))
+    requires = package.requires
     spec = SandboxSpec(
         memory_mib=limits.memory_mib,
         pids=limits.pids,
@@ -298,7 +294,7 @@ def _load(kind: Kind, session: Session) -> JudgeResult | None:
     judging = kind.judging
     limits = judging.package.limits
     source, functions = kind.load_request()
-    requires = list(judging.package.manifest.get("requires", []))
+    requires = judging.package.requires
     cuda = judging.package.language == "cuda"
     try:
         reply, _ = session.request(

@@ -27,8 +27,17 @@ from typing import Any
 
 from sandbox.grader.contracts import FeedbackPolicy, Limits
 from sandbox.grader.cost import CostError, CostModel, parse_cost
-from sandbox.grader.feedback import hidden_policy
+from sandbox.grader.manifest import (
+    HintSpec,
+    PackageError,
+    feedback_of,
+    kind_of,
+    limits_of,
+    parse_hints,
+    requires_of,
+)
 from sandbox.grader.statement_cases import StatementCase, parse_statement_cases
+from sandbox.practice.package import PracticeSettings, practice_of
 from sandbox.problem import Case
 
 PACKAGE_FILES = ("problem.toml", "statement.md", "starter.py", "solution.py", "tests.py")
@@ -40,13 +49,6 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "cuda": (".cu", ("starter.cu", "solution.cu", "bindings.py")),
 }
 COMMON_FILES = ("problem.toml", "statement.md", "solution.py", "tests.py")
-# The kinds a package may declare (``kind``; sandbox/grader/kinds/ holds their strategies; the
-# kind "scratch" is a mode of every problem, never a package's own). None declared: "tensor".
-PROBLEM_KINDS = ("tensor", "practice")
-
-
-class PackageError(Exception):
-    """A problem package is malformed; the message names the file and the field."""
 
 
 @dataclass(frozen=True)
@@ -107,13 +109,17 @@ class ProblemPackage:
     statement_md: str
     starter_code: str
     version: str  # content hash of every file of the package
-    manifest: dict[str, Any]  # problem.toml as parsed, for the site
+    # problem.toml as parsed: the site stores it (judge_site/catalog/services.py, Problem.manifest)
+    # and reads it back through sandbox/grader/manifest.py; the judge reads the typed fields
+    manifest: dict[str, Any]
     # [[statement_cases]]: statement sentences and the cases proving them (None: no table)
     statement_cases: tuple[StatementCase, ...] | None = None
     language: str = "python"  # a key of LANGUAGES: what the student writes
     bindings: str = ""  # a cuda package's bindings.py (runs in the student's sandbox)
-    kind: str = "tensor"  # one of PROBLEM_KINDS: how its files are judged
+    kind: str = "tensor"  # one of manifest.PROBLEM_KINDS: how its files are judged
     requires: tuple[str, ...] = ()  # modules the sandbox must import beyond torch ("triton")
+    hints: HintSpec = HintSpec()  # [hints]: the ladders a student who fails a check climbs
+    practice: PracticeSettings | None = None  # [practice], for a package of that kind
 
     @property
     def suffix(self) -> str:
@@ -216,63 +222,6 @@ def _cost(path: Path, shape: dict[str, Any]) -> CostModel | None:
         raise PackageError(f"{path / 'problem.toml'}: shape {shape.get('name')!r}: {exc}") from None
 
 
-# What a package may ask for: a limit is a number within these bounds (inclusive), never 0
-# (0 would mean "no limit" to the sandbox's memory cap) nor one past what a worker can give.
-LIMIT_BOUNDS: dict[str, tuple[type, float, float]] = {
-    "time_s": (float, 0.1, 120.0),  # per test; the judging task's own limit is 300 s
-    "memory_mib": (int, 128, 65536),  # torch alone needs about 100 MiB
-    "output_kib": (int, 1, 16384),
-}
-
-
-def _limits(raw: Any, where: Path) -> Limits:
-    """The [limits] table, each value a number within LIMIT_BOUNDS, or PackageError."""
-    if not isinstance(raw, dict):
-        raise PackageError(
-            f"{where}: `limits` must be a table ([limits] with time_s, memory_mib, output_kib), "
-            f"not {type(raw).__name__}"
-        )
-    unknown = sorted(set(raw) - set(LIMIT_BOUNDS))
-    if unknown:
-        raise PackageError(
-            f"{where}: unknown limit {unknown[0]!r} (known: {', '.join(LIMIT_BOUNDS)})"
-        )
-    values: dict[str, Any] = {}
-    for key, (kind, low, high) in LIMIT_BOUNDS.items():
-        value = raw.get(key, getattr(Limits, key))
-        number_ok = isinstance(value, int | float) and not isinstance(value, bool)
-        if kind is int and isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not number_ok or (kind is int and not isinstance(value, int)):
-            wanted = "an integer" if kind is int else "a number"
-            raise PackageError(f"{where}: limits.{key} must be {wanted}, not {value!r}")
-        if not low <= value <= high:  # also refuses NaN
-            raise PackageError(
-                f"{where}: limits.{key} = {value!r} is out of bounds: from {low:g} to {high:g}"
-                + (" (0 is not 'no limit': every judging has a memory cap)"
-                   if key == "memory_mib" and value == 0 else "")
-            )
-        values[key] = kind(value)
-    return Limits(**values)
-
-
-def _kind(raw: Any, where: Path) -> str:
-    if raw is None:
-        return "tensor"
-    if raw not in PROBLEM_KINDS:
-        raise PackageError(f"{where}: `kind` must be one of {', '.join(PROBLEM_KINDS)}, not {raw!r}")
-    return str(raw)
-
-
-def _requires(raw: Any, where: Path) -> tuple[str, ...]:
-    if raw is None:
-        return ()
-    if not (isinstance(raw, list) and all(isinstance(r, str) and r.strip() for r in raw)):
-        raise PackageError(f"{where}: `requires` must be a list of module names "
-                           f"(requires = [\"triton\"]), not {raw!r}")
-    return tuple(r.strip() for r in raw)
-
-
 def load_package(path: Path | str) -> ProblemPackage:
     path = Path(path)
     if not (path / "problem.toml").is_file():
@@ -295,7 +244,8 @@ def load_package(path: Path | str) -> ProblemPackage:
             raise PackageError(f"{path / 'problem.toml'}: `{key}` must be a {kind.__name__}")
         return value
 
-    limits = _limits(manifest.get("limits", {}), path / "problem.toml")
+    toml = path / "problem.toml"
+    kind = kind_of(manifest, toml)
     tolerances = {
         dtype: Tolerance(atol=float(t["atol"]), rtol=float(t["rtol"]))
         for dtype, t in manifest.get("tolerances", {}).items()
@@ -338,9 +288,9 @@ def load_package(path: Path | str) -> ProblemPackage:
         tags=list(manifest.get("tags", [])),
         device=device,
         functions=list(need("functions", list)),
-        limits=limits,
+        limits=limits_of(manifest, toml),
         tolerances=tolerances,
-        feedback_hidden=hidden_policy(manifest),
+        feedback_hidden=feedback_of(manifest, toml),
         benchmark=benchmark,
         statement_md=(path / "statement.md").read_text(),
         starter_code=(path / f"starter{LANGUAGES[language][0]}").read_text(),
@@ -349,8 +299,10 @@ def load_package(path: Path | str) -> ProblemPackage:
         statement_cases=statement_cases,
         language=language,
         bindings=(path / "bindings.py").read_text() if language == "cuda" else "",
-        kind=_kind(manifest.get("kind"), path / "problem.toml"),
-        requires=_requires(manifest.get("requires"), path / "problem.toml"),
+        kind=kind,
+        requires=requires_of(manifest, toml),
+        hints=parse_hints(manifest, toml),
+        practice=practice_of(manifest, toml) if kind == "practice" else None,
     )
 
 

@@ -6,39 +6,64 @@ The package is written from a folder by folder.py's :func:`write_package`.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.grader.manifest import PackageError, kind_of
 from sandbox.practice.folder import KIND
 from sandbox.practice.scan import Unsupported, scan_tests
 
 # ---------------------------------------------------------------- a package of this kind
 
 
-def is_practice(manifest: dict[str, Any]) -> bool:
-    return manifest.get("kind") == KIND
+@dataclass(frozen=True)
+class PracticeSettings:
+    """The ``[practice]`` table: the test.py's tests in order, the public ones, and the tests
+    the judge refuses (``[[practice.unsupported]]`` with action "refused") with the reason."""
+
+    tests: tuple[str, ...] = ()
+    public: tuple[str, ...] = ()
+    refused: dict[str, str] = field(default_factory=dict)
+
+    def judged(self) -> list[str]:
+        """The tests the judge runs, in order."""
+        return [name for name in self.tests if name not in self.refused]
 
 
-def settings_of(manifest: dict[str, Any]) -> dict[str, Any]:
-    practice = manifest.get("practice", {})
-    return practice if isinstance(practice, dict) else {}
+def practice_of(manifest: Mapping[str, Any], where: Path | str = "problem.toml") -> PracticeSettings:
+    """The ``[practice]`` table of a package (ProblemPackage.practice; the site reads a stored
+    manifest with it too), or PackageError naming the field."""
+    raw = manifest.get("practice", {})
+    if not isinstance(raw, dict):
+        raise PackageError(f"{where}: [practice] must be a table")
+
+    def names(key: str) -> tuple[str, ...]:
+        value = raw.get(key, [])
+        if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise PackageError(f"{where}: practice.{key} must be a list of test names")
+        return tuple(value)
+
+    refused: dict[str, str] = {}
+    items = raw.get("unsupported", [])
+    if not (isinstance(items, list) and all(isinstance(i, dict) for i in items)):
+        raise PackageError(f"{where}: practice.unsupported must be an array of tables")
+    for item in items:
+        if item.get("action") == "refused":
+            refused.setdefault(str(item.get("test")), str(item.get("reason", "")))
+    return PracticeSettings(names("tests"), names("public"), refused)
 
 
-def refused_tests(manifest: dict[str, Any]) -> dict[str, str]:
-    """Test name -> reason, for the tests the judge does not run."""
-    out: dict[str, str] = {}
-    for item in settings_of(manifest).get("unsupported", []):
-        if isinstance(item, dict) and item.get("action") == "refused":
-            out.setdefault(str(item.get("test")), str(item.get("reason", "")))
-    return out
+def is_practice(manifest: Mapping[str, Any]) -> bool:
+    return kind_of(manifest) == KIND
 
 
 def public_examples(package_dir: Path | str) -> list[dict[str, str]]:
     """Name, function (empty) and note (the docstring's first line) of each public test, read
     from the package without running anything; hidden tests are never listed."""
     path = Path(package_dir)
-    manifest = tomllib.loads((path / "problem.toml").read_text())
-    public = set(settings_of(manifest).get("public", []))
+    public = practice_of(tomllib.loads((path / "problem.toml").read_text()), path / "problem.toml").public
     tests, _, _ = scan_tests((path / "tests.py").read_text())
     return [{"name": t.name, "fn": "", "note": t.doc} for t in tests if t.name in public]
 

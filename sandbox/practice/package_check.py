@@ -81,8 +81,8 @@ def check_practice(
         judge = judge_here
 
     report = PracticeCheck(package=package)
-    settings = practice_package.settings_of(package.manifest)
-    if not settings.get("public"):
+    settings = package.practice or practice_package.PracticeSettings()
+    if not settings.public:
         report.messages.append("test.py has no test_example* (public) test")
     solution = (package.path / "solution.py").read_text(encoding="utf-8")
     result = judge(package, solution, mode=Mode.SUBMIT, backend=backend)
@@ -105,8 +105,7 @@ def check_practice(
             "refused at run time: "
             + ", ".join(f"{u.test} ({u.reason})" for u in report.refused_at_run)
         )
-    judged = [t for t in practice_package.settings_of(package.manifest).get("tests", [])
-              if t not in practice_package.refused_tests(package.manifest)]
+    judged = (package.practice or practice_package.PracticeSettings()).judged()
     if not judged:
         report.messages.append("every test is unsupported: nothing would be judged")
     if result.verdict != Verdict.AC:
@@ -124,7 +123,7 @@ def check_practice(
         report.solution == Verdict.AC
         and report.starter not in (Verdict.AC, Verdict.IE)
         and bool(judged)
-        and bool(settings.get("public"))
+        and bool(settings.public)
     )
     return report
 

@@ -145,7 +145,7 @@ def test_it_imports_a_folder_and_prints_the_json_report(
 
 
 def problem_refused(number: int) -> set[str]:
-    return set(practice_package.refused_tests(Problem.objects.get(number=number).manifest))
+    return set(practice_package.practice_of(Problem.objects.get(number=number).manifest).refused)
 
 
 def _break_missing_file(folder: Path) -> None:

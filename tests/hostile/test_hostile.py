@@ -25,7 +25,7 @@ import machine_load
 import pytest
 
 from sandbox.grader.contracts import JudgeResult, Limits, Mode, Verdict
-from sandbox.grader.feedback import hidden_policy, result_for_student
+from sandbox.grader.feedback import result_for_student
 from sandbox.grader.package import ProblemPackage, load_package
 from sandbox.host.backends.base import Backend, get_backend
 
@@ -317,7 +317,7 @@ def test_it_withstands(
             or machine_load.quiet_cap_excuses([bench.note], stretch)
         ), f"{summary}; {bench}; load x{stretch:.1f}"
     if expect.hides:  # in what the student is shown (staff keep the whole result, by design)
-        shown = result_for_student(result, hidden_policy(package.manifest))
+        shown = result_for_student(result, package.feedback_hidden)
         assert expect.hides not in str(shown.to_json()), summary
     for value in CANARIES.values():
         assert value not in str(result.to_json()), summary

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from test_judge_pages import GOOD, login
 
-from judge_site.submissions import roofline, selectors, services
+from judge_site.submissions import selectors, services
 from judge_site.submissions.aggregates import stats_refresh_pairs
 from judge_site.submissions.models import BestResult, Status, Submission
+from sandbox.grader import manifest as package_manifest
 from sandbox.grader.contracts import REJECTED_NEXT
 
 # As a result stored before the grader dropped a rejected timing's figures (issue 36's
@@ -148,7 +149,7 @@ def test_a_result_page_evaluates_no_cost_expression(
     peak = {"memory_gbps": 20.0, "gflops": 100.0, "measured_at": "now"}
     stored = judged(alice, problem, bench)
     Submission.objects.filter(pk=stored.pk).update(environment={"peak": peak})
-    roofline._table_figures.cache_clear()
+    package_manifest._table_figures.cache_clear()
     page = login(client, alice).get(f"/submissions/{stored.pk}/").content.decode()
     assert page.count('class="point ') == 2 and calls == []  # the stored figures, nothing walked
     # Stored before the figures were: its problem's table, evaluated once for every view.

@@ -16,10 +16,9 @@ from sandbox.grader.hints import (
     failing_names,
     hinted_checks_failed,
     next_rung_due,
-    parse_hints,
     unknown_checks,
 )
-from sandbox.grader.package import PackageError
+from sandbox.grader.manifest import PackageError, parse_hints
 
 TESTS_PY = '''
 raise SystemExit("never run")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.grader.package import LIMIT_BOUNDS, PackageError, load_package
+from sandbox.grader.manifest import LIMIT_BOUNDS
+from sandbox.grader.package import PackageError, load_package
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "problems" / "048-embedding-tied-head-padding"

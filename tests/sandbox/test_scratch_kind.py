@@ -5,6 +5,7 @@ TLE)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -123,12 +124,13 @@ def test_a_file_that_does_not_import_is_ce_before_the_script(
 
 
 def test_a_package_cannot_declare_itself_of_the_scratch_kind(
-    toy: ProblemPackage, local_backend: Backend, monkeypatch: pytest.MonkeyPatch
+    toy: ProblemPackage, local_backend: Backend
 ) -> None:
     from sandbox.grader.entry import judge
 
-    monkeypatch.setitem(toy.manifest, "kind", "scratch")
-    result = judge(toy, SOLUTION, mode=Mode.RUN, backend=local_backend)
+    # The loader refuses it (tests/sandbox/test_package_fields.py); the loop refuses it too.
+    result = judge(dataclasses.replace(toy, kind="scratch"), SOLUTION, mode=Mode.RUN,
+                   backend=local_backend)
     assert result.verdict == Verdict.IE and "not a problem kind" in result.message
     assert "output" not in result.to_json()
 

@@ -21,8 +21,8 @@ from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict, Wro
 from sandbox.grader.judging import Kind, register, result_of, skip_all
 from sandbox.grader.session import Fault, Session
 from sandbox.practice import folder as practice_folder
-from sandbox.practice import package as practice_package
 from sandbox.practice.checker import Skip, make_checker
+from sandbox.practice.package import PracticeSettings
 from sandbox.practice.proxies import (
     SHIM_FUNCTIONS,
     Abort,
@@ -45,14 +45,12 @@ class PracticeKind(Kind):
         return {"kind": practice_folder.KIND}
 
     def prepare(self) -> None:
-        manifest = self.judging.package.manifest
-        settings = practice_package.settings_of(manifest)
-        refused = practice_package.refused_tests(manifest)
-        public = set(settings.get("public", []))
+        settings = self.judging.package.practice or PracticeSettings()
+        public = set(settings.public)
         self._cases = [
             (name, name in public)
-            for name in settings.get("tests", [])
-            if name not in refused and (name in public or self.judging.mode == Mode.SUBMIT)
+            for name in settings.judged()
+            if name in public or self.judging.mode == Mode.SUBMIT
         ]
         self.unsupported: list[dict[str, str]] = []
         self.remote: Remote | None = None

@@ -1,0 +1,189 @@
+"""problem.toml's fields, each read and checked in this one place (the package's schema; the
+loader is package.py). The loader calls these once at load, so that a ``ProblemPackage`` holds
+typed values and nothing else reads the dict; the site calls the same functions on a manifest
+stored in the database (``Problem.manifest``: hints, the feedback policy, requirements, the
+benchmark's cost tables). A malformed field is a :class:`PackageError` naming the file and the
+field. The ``[practice]`` table of a practice package is read by sandbox/practice/package.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sandbox.grader.contracts import FeedbackPolicy, Limits
+from sandbox.grader.cost import CostError, parse_cost
+
+Manifest = Mapping[str, Any]  # problem.toml as parsed (or as the site stored it)
+
+
+class PackageError(Exception):
+    """A problem package is malformed; the message names the file and the field."""
+
+
+# The kinds a package may declare (``kind``; sandbox/grader/kinds/ holds their strategies; the
+# kind "scratch" is a mode of every problem, never a package's own). None declared: "tensor".
+PROBLEM_KINDS = ("tensor", "practice")
+
+
+def kind_of(manifest: Manifest, where: Path | str = "problem.toml") -> str:
+    raw = manifest.get("kind")
+    if raw is None:
+        return "tensor"
+    if raw not in PROBLEM_KINDS:
+        raise PackageError(f"{where}: `kind` must be one of {', '.join(PROBLEM_KINDS)}, not {raw!r}")
+    return str(raw)
+
+
+def requires_of(manifest: Manifest, where: Path | str = "problem.toml") -> tuple[str, ...]:
+    """The modules the sandbox must import beyond torch (``requires = ["triton"]``)."""
+    raw = manifest.get("requires")
+    if raw is None:
+        return ()
+    if not (isinstance(raw, list) and all(isinstance(r, str) and r.strip() for r in raw)):
+        raise PackageError(f"{where}: `requires` must be a list of module names "
+                           f"(requires = [\"triton\"]), not {raw!r}")
+    return tuple(r.strip() for r in raw)
+
+
+# What a package may ask for: a limit is a number within these bounds (inclusive), never 0
+# (0 would mean "no limit" to the sandbox's memory cap) nor one past what a worker can give.
+LIMIT_BOUNDS: dict[str, tuple[type, float, float]] = {
+    "time_s": (float, 0.1, 120.0),  # per test; the judging task's own limit is 300 s
+    "memory_mib": (int, 128, 65536),  # torch alone needs about 100 MiB
+    "output_kib": (int, 1, 16384),
+}
+
+
+def limits_of(manifest: Manifest, where: Path | str = "problem.toml") -> Limits:
+    """The [limits] table, each value a number within LIMIT_BOUNDS, or PackageError."""
+    raw = manifest.get("limits", {})
+    if not isinstance(raw, dict):
+        raise PackageError(
+            f"{where}: `limits` must be a table ([limits] with time_s, memory_mib, output_kib), "
+            f"not {type(raw).__name__}"
+        )
+    unknown = sorted(set(raw) - set(LIMIT_BOUNDS))
+    if unknown:
+        raise PackageError(
+            f"{where}: unknown limit {unknown[0]!r} (known: {', '.join(LIMIT_BOUNDS)})"
+        )
+    values: dict[str, Any] = {}
+    for key, (kind, low, high) in LIMIT_BOUNDS.items():
+        value = raw.get(key, getattr(Limits, key))
+        number_ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if kind is int and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not number_ok or (kind is int and not isinstance(value, int)):
+            wanted = "an integer" if kind is int else "a number"
+            raise PackageError(f"{where}: limits.{key} must be {wanted}, not {value!r}")
+        if not low <= value <= high:  # also refuses NaN
+            raise PackageError(
+                f"{where}: limits.{key} = {value!r} is out of bounds: from {low:g} to {high:g}"
+                + (" (0 is not 'no limit': every judging has a memory cap)"
+                   if key == "memory_mib" and value == 0 else "")
+            )
+        values[key] = kind(value)
+    return Limits(**values)
+
+
+def feedback_of(manifest: Manifest, where: Path | str = "problem.toml") -> FeedbackPolicy:
+    """The policy for hidden tests (``[feedback] hidden``; "category" when not given)."""
+    raw = manifest.get("feedback")
+    if raw is None:
+        return FeedbackPolicy.CATEGORY
+    hidden = raw.get("hidden", "category") if isinstance(raw, dict) else None
+    if hidden not in tuple(FeedbackPolicy):
+        raise PackageError(f"{where}: feedback.hidden must be one of "
+                           f"{', '.join(FeedbackPolicy)}, not {hidden!r}")
+    return FeedbackPolicy(hidden)
+
+
+# ---------------------------------------------------------------- [hints]
+
+DEFAULT_AFTER = 2
+DEFAULT_COOLDOWN_S = 120
+MAX_HINT_CHARS = 600
+
+
+@dataclass(frozen=True)
+class Ladder:
+    check: str  # "case_name", "fn:<function>" or "tag:<tag>"
+    hints: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HintSpec:
+    """The [hints] table; how the ladders are climbed is sandbox/grader/hints.py's."""
+
+    enabled: bool = True
+    after: int = DEFAULT_AFTER
+    cooldown_s: float = DEFAULT_COOLDOWN_S
+    ladders: tuple[Ladder, ...] = ()
+
+
+def parse_hints(manifest: Manifest, where: Path | str = "problem.toml") -> HintSpec:
+    """The ``[hints]`` table of a parsed problem.toml (an empty spec when there is none)."""
+    raw = manifest.get("hints")
+    if raw is None:
+        return HintSpec(ladders=())
+    if not isinstance(raw, dict):
+        raise PackageError(f"{where}: [hints] must be a table")
+    enabled = raw.get("enabled", True)
+    after = raw.get("after", DEFAULT_AFTER)
+    cooldown = raw.get("cooldown_s", DEFAULT_COOLDOWN_S)
+    if not isinstance(enabled, bool):
+        raise PackageError(f"{where}: hints.enabled must be true or false")
+    if not isinstance(after, int) or isinstance(after, bool) or after < 1:
+        raise PackageError(f"{where}: hints.after must be a positive integer")
+    if not isinstance(cooldown, (int, float)) or isinstance(cooldown, bool) or cooldown < 0:
+        raise PackageError(f"{where}: hints.cooldown_s must be a number of seconds >= 0")
+    ladders = []
+    for i, entry in enumerate(raw.get("ladders", [])):
+        check = entry.get("check") if isinstance(entry, dict) else None
+        hints = entry.get("ladder") if isinstance(entry, dict) else None
+        if not isinstance(check, str) or not check.strip():
+            raise PackageError(f"{where}: hints.ladders[{i}] needs a check")
+        if not (isinstance(hints, list) and hints and all(isinstance(h, str) and h.strip() for h in hints)):
+            raise PackageError(f"{where}: hints.ladders[{i}] ({check}) needs a non-empty ladder of texts")
+        if any(len(h) > MAX_HINT_CHARS for h in hints):
+            raise PackageError(f"{where}: hints.ladders[{i}] ({check}): a hint over {MAX_HINT_CHARS} characters")
+        ladders.append(Ladder(check.strip(), tuple(h.strip() for h in hints)))
+    checks = [ladder.check for ladder in ladders]
+    if len(set(checks)) != len(checks):
+        raise PackageError(f"{where}: a check has two ladders")
+    return HintSpec(enabled, after, float(cooldown), tuple(ladders))
+
+
+# ---------------------------------------------------------------- [benchmark] cost tables
+
+
+def shape_figures(manifest: Manifest) -> dict[str, tuple[float, float]]:
+    """(bytes, flops) of each benchmark shape's cost table, by shape name, for a manifest the
+    site stored (the result page's roofline, judge_site/submissions/roofline.py). A table that
+    does not parse is left out: a package loaded today refuses it, a problem stored before may
+    hold one."""
+    bench = manifest.get("benchmark")
+    shapes = bench.get("shapes") if isinstance(bench, dict) else None
+    found: dict[str, tuple[float, float]] = {}
+    for shape in shapes if isinstance(shapes, list) else []:
+        if not isinstance(shape, dict) or not isinstance(shape.get("cost"), dict):
+            continue
+        figures = _table_figures(json.dumps(shape["cost"], sort_keys=True, default=str))
+        if figures is not None:
+            found[str(shape.get("name"))] = figures
+    return found
+
+
+@functools.lru_cache(maxsize=512)
+def _table_figures(table: str) -> tuple[float, float] | None:
+    """One cost table (as canonical JSON) parsed and evaluated, once per process and table."""
+    try:
+        cost = parse_cost(json.loads(table))
+    except CostError:
+        return None
+    return (cost.bytes, cost.flops) if cost is not None else None
