@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
 from sandbox.grader.package import ProblemPackage, load_package
 from sandbox.practice import folder as practice_folder
+from sandbox.practice import harness as practice_harness
 from sandbox.practice import package as practice_package
 from sandbox.practice import scan as practice_scan
 
@@ -33,6 +34,8 @@ class PracticeCheck:
     refused_at_run: list[practice_scan.Unsupported] = field(default_factory=list)
     callbacks_at_run: list[practice_scan.Unsupported] = field(default_factory=list)
     package: ProblemPackage | None = None  # reloaded after a refusal was written
+    # a C++ / CUDA C++ folder's (public, hidden) cases: what the solution's run printed
+    cases: tuple[list[str], list[str]] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -82,11 +85,18 @@ def check_practice(
 
     report = PracticeCheck(package=package)
     settings = package.practice or practice_package.PracticeSettings()
-    if not settings.public:
+    harness = practice_harness.is_harness(package.manifest)
+    if not settings.public and not harness:
         report.messages.append("test.py has no test_example* (public) test")
     solution = (package.path / "solution.py").read_text(encoding="utf-8")
     result = judge(package, solution, mode=Mode.SUBMIT, backend=backend)
     report.solution = str(result.verdict)
+    if harness:  # its cases are what the solution's run printed: recorded in the package
+        practice_harness.record_cases(package.path, result.environment.get("practice_cases", []))
+        package = report.package = load_package(package.path)
+        settings = package.practice or practice_package.PracticeSettings()
+        report.cases = ([n for n in settings.tests if n in settings.public],
+                        [n for n in settings.tests if n not in settings.public])
     static = {u.test for u in practice_package.read_folder_tests_unsupported(package.path)}
     for name in result.environment.get("practice_callbacks", []):
         if name not in static and name != "import":
