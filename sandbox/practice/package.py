@@ -21,11 +21,17 @@ from sandbox.practice.scan import Unsupported, scan_tests
 @dataclass(frozen=True)
 class PracticeSettings:
     """The ``[practice]`` table: the test.py's tests in order, the public ones, and the tests
-    the judge refuses (``[[practice.unsupported]]`` with action "refused") with the reason."""
+    the judge refuses (``[[practice.unsupported]]`` with action "refused") with the reason; for a
+    C++ / CUDA C++ exercise (sandbox/practice/harness.py) its test program: ``harness`` (the
+    language, "" for a Python exercise), ``sanitize``, ``main`` and the other ``files``."""
 
     tests: tuple[str, ...] = ()
     public: tuple[str, ...] = ()
     refused: dict[str, str] = field(default_factory=dict)
+    harness: str = ""
+    sanitize: str = ""
+    main: str = ""
+    files: tuple[str, ...] = ()
 
     def judged(self) -> list[str]:
         """The tests the judge runs, in order."""
@@ -42,8 +48,14 @@ def practice_of(manifest: Mapping[str, Any], where: Path | str = "problem.toml")
     def names(key: str) -> tuple[str, ...]:
         value = raw.get(key, [])
         if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            raise PackageError(f"{where}: practice.{key} must be a list of test names")
+            raise PackageError(f"{where}: practice.{key} must be a list of names")
         return tuple(value)
+
+    def text(key: str) -> str:
+        value = raw.get(key, "")
+        if not isinstance(value, str):
+            raise PackageError(f"{where}: practice.{key} must be a string, not {value!r}")
+        return value
 
     refused: dict[str, str] = {}
     items = raw.get("unsupported", [])
@@ -52,7 +64,8 @@ def practice_of(manifest: Mapping[str, Any], where: Path | str = "problem.toml")
     for item in items:
         if item.get("action") == "refused":
             refused.setdefault(str(item.get("test")), str(item.get("reason", "")))
-    return PracticeSettings(names("tests"), names("public"), refused)
+    return PracticeSettings(names("tests"), names("public"), refused, text("harness"),
+                            text("sanitize"), text("main"), names("files"))
 
 
 def is_practice(manifest: Mapping[str, Any]) -> bool:

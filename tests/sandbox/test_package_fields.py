@@ -46,6 +46,7 @@ def test_declared_fields_load_typed(tmp_path: Path) -> None:
     ('kind = "tensors"', "", "`kind` must be one of"),
     ("", "[hints]\nafter = 0", "hints.after must be a positive integer"),
     ('kind = "practice"', '[practice]\ntests = "test_a"', "practice.tests must be a list"),
+    ('kind = "practice"', "[practice]\nharness = 1", "practice.harness must be a string"),
     ('kind = "practice"\npractice = 1', "", "[practice] must be a table"),
 ])
 def test_a_malformed_field_is_a_package_error_naming_it(
@@ -71,6 +72,8 @@ def test_the_site_reads_a_stored_manifest_with_the_same_functions() -> None:
     assert requires_of(stored) == ("triton",) and feedback_of(stored) == FeedbackPolicy.FULL
     assert practice_of(stored) == PracticeSettings(("test_a", "test_b"), ("test_a",), {"test_b": "r"})
     assert practice_of(stored).judged() == ["test_a"]
+    harness = practice_of({"practice": {"harness": "cpp", "main": "test.cpp", "files": ["a.h"]}})
+    assert (harness.harness, harness.main, harness.files, harness.tests) == ("cpp", "test.cpp", ("a.h",), ())
     assert parse_hints(stored).ladders == () and requires_of({}) == ()
 
 
