@@ -1,7 +1,15 @@
-"""Suite-wide helpers.
+"""The suite's one plugin: the shared fixtures, the skip-or-fail rules, and how the whole suite
+is split between pytest-xdist's workers.
 
-Environment defaults for the suite (DEBUG, DATABASE_URL, REDIS_URL, JUDGE_BACKEND) are set in
-judge_site/settings_test.py, because pytest-django reads settings before any conftest runs.
+The fixtures every folder uses come from the modules named in ``pytest_plugins`` (the cast and
+the fake engine of judge_cast.py, the SMTP server of mail_server.py): no folder imports them
+again. Environment defaults for the suite (DEBUG, DATABASE_URL, REDIS_URL, JUDGE_BACKEND) are set
+in judge_site/settings_test.py, because pytest-django reads settings before any conftest runs.
+
+The whole suite (scripts/test without arguments) runs on two xdist workers with
+``--dist loadgroup``: each worker is a run of its own (its own test database, from
+pytest-django's worker suffix, and its own pool owner, below), and a work unit (``work_unit``)
+goes whole to one worker.
 """
 
 from __future__ import annotations
@@ -9,9 +17,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 from typing import NoReturn
 
 import pytest
+
+pytest_plugins = ["judge_cast", "mail_server"]
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -92,6 +103,65 @@ def _api_schema_checked() -> None:
 def docker_engine() -> None:
     """Use in tests that need a Docker engine: skips without one, fails when CI=true."""
     require_docker()
+
+
+# The work units that go first under xdist, the longest first (stop 45's durations,
+# docs/benchmarks.md): each worker takes the next unit when it is done with its own, so a long
+# unit taken last would leave the other worker idle while it ends.
+FIRST_UNITS = ("stack", "tests/catalog/test_catalog_check.py")
+
+
+def work_unit(nodeid: str, fixturenames: Iterable[str]) -> str:
+    """The xdist group of a test: every test on the compose stack in one ("stack": the stack is
+    started once and stopped after its last user, tests/platform/conftest.py); the tests that
+    read the toy's tagged judgings in one ("toy-wrong": judged once); any other test with the
+    tests of its module (module-scoped fixtures, the judgings a module's tests share)."""
+    names = set(fixturenames)
+    if "stack" in names:
+        return "stack"
+    if "tagged_wrong_results" in names:
+        return "toy-wrong"
+    return nodeid.split("::", 1)[0]
+
+
+def _distributed(config: pytest.Config) -> bool:
+    return bool(config.getoption("dist", default="no") == "loadgroup")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        # Each worker is a run of its own (settings_test.py gave the controller's pid to both):
+        # a worker's Celery workers remove the warm sandboxes of their owner when they stop.
+        os.environ["JUDGE_POOL_OWNER"] = f"tests-{os.getpid()}-{worker}"
+    if _distributed(config):
+        config.pluginmanager.register(_UnitsInOrder(), "tensor-judge-units-in-order")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup``: each test in its work unit (before xdist reads the marks)."""
+    if _distributed(config):
+        for item in items:
+            unit = work_unit(item.nodeid, getattr(item, "fixturenames", ()))
+            item.add_marker(pytest.mark.xdist_group(unit))
+
+
+class _UnitsInOrder:
+    """Under ``--dist loadgroup``: FIRST_UNITS first, every unit's tests in their order (xdist
+    queues the units in the order of their first test, with --no-loadscope-reorder). Last of
+    the collection hooks: after pytest-django's order (transactional tests after the others)
+    and the stack's own (tests/platform/conftest.py)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        rank = {unit: n for n, unit in enumerate(FIRST_UNITS)}
+        items.sort(key=lambda item: rank.get(_unit_of(item), len(rank)))
+
+
+def _unit_of(item: pytest.Item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0]) if mark else ""
 
 
 _SESSION_STARTED = __import__("time").time()

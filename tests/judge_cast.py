@@ -1,4 +1,5 @@
-"""The fixed cast and a fake engine shared by tests/api, tests/pages and tests/browser.
+"""The fixed cast and a fake engine, fixtures of every test (tests/conftest.py loads this module
+as a plugin).
 
 alice and bob are students, charlie is staff holding every staff capability (an instructor
 in both role groups, judge_site/core/roles.py). The fake engine implements the engine's

@@ -1,8 +1,8 @@
 """A real SMTP server for the tests (aiosmtpd on 127.0.0.1, a free port) and the fixtures that
 point Django's SMTP backend at it and run the accounts' mail tasks in the test's process.
 
-``from mail_server import inbox, mail_inline`` in a test module (or its conftest) brings the
-fixtures; ``inbox`` yields an Inbox whose ``wait_for(n)`` returns the first n messages received.
+tests/conftest.py loads this module as a plugin: ``inbox`` and ``mail_inline`` are fixtures of
+every test; ``inbox`` yields an Inbox whose ``wait_for(n)`` returns the first n messages received.
 """
 
 from __future__ import annotations

@@ -2,7 +2,6 @@ from typing import Any
 
 import pytest
 from course_cast import quick_user  # noqa: E402
-from judge_cast import fake_engine, problem  # noqa: E402,F401  (fixtures)
 
 # The cast of tests/api (alice and bob students, charlie staff), made without hashing a
 # password: these tests log in with force_login, and hashing is most of their time.

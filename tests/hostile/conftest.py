@@ -12,12 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from judge_cast import (  # noqa: F401  (fixtures of test_hostile_site.py)
-    alice,
-    charlie,
-    fake_engine,
-    inline_judging,
-)
 
 from tests.conftest import skip_or_fail
 

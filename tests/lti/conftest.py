@@ -4,7 +4,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from judge_cast import fake_engine, inline_judging, problem  # noqa: F401  (fixtures)
 
 from tests.courses.course_cast import instructor, make_course
 from tests.lti.lti_platform import CLIENT_ID, CONTEXT_ID, DEPLOYMENT_ID, ISSUER, Platform

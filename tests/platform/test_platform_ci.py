@@ -68,40 +68,21 @@ def test_no_two_test_modules_share_a_basename() -> None:
     assert sorted(n for n in set(names) if names.count(n) > 1) == []
 
 
-def _sessions_of_the_test_command() -> dict[str, list[str]]:
-    """The pytest arguments of scripts/test's three sessions, from its own lines."""
-    script = (ROOT / "scripts" / "test").read_text()
-    start = script.index("\nstack=(") + 1
-    end = script.index("\n", script.index('for path in "${beside[@]}"; do stack+='))
-    dump = 'for n in stack rest sandbox; do declare -n a="$n"; printf "%s\\0" "$n" "${#a[@]}" "${a[@]}"; done'
-    out = subprocess.run(["bash", "-c", script[start:end] + "\n" + dump], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60, check=True).stdout
-    fields, sessions = out.split("\0")[:-1], {}
-    while fields:
-        name, count = fields[0], int(fields[1])
-        sessions[name], fields = fields[2 : 2 + count], fields[2 + count :]
-    return sessions
+def test_the_tests_on_the_stack_share_one_work_unit_and_the_others_go_by_module() -> None:
+    """The whole suite runs on xdist workers (scripts/test): a work unit goes whole to one
+    worker. The compose stack starts once, so every test on it is in one unit; a module's tests
+    share module-scoped fixtures and judgings, so they are in one unit too; the named units that
+    go first exist (a renamed file would silently lose its place)."""
+    from tests.conftest import FIRST_UNITS, work_unit
 
-
-def test_the_test_commands_sessions_run_every_test_file_once() -> None:
-    """Each test file under tests/ is collected by exactly one of the whole suite's sessions:
-    under one of its paths and under none of its --ignore's (counted as not collected even where
-    pytest would take a file named among its paths: a file named inside a folder it also walks is
-    dropped as a duplicate, so a session names folders, never files inside them)."""
-    def under(file: str, path: str) -> bool:
-        return file == path or file.startswith(path.rstrip("/") + "/")
-
-    sessions = _sessions_of_the_test_command()
-    assert set(sessions) == {"stack", "rest", "sandbox"}
-    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py")
-                   if "submissions" not in p.parts and "fixtures" not in p.parts)
-    runs: dict[str, list[str]] = {file: [] for file in files}
-    for name, args in sessions.items():
-        paths = [a for a in args if not a.startswith("-")]
-        ignored = [a.split("=", 1)[1] for a in args if a.startswith("--ignore=")]
-        for file in files:
-            if any(under(file, p) for p in paths) and not any(under(file, i) for i in ignored):
-                runs[file].append(name)
-    assert {f: r for f, r in runs.items() if len(r) != 1} == {}
-    assert runs["tests/browser/test_csp.py"] == ["rest"]  # moved beside the stack line
-    assert runs["tests/browser/test_student_journey.py"] == ["stack"]
+    hosts = "tests/platform/test_platform_hosts.py::test_a_second_host_joins"
+    faults = "tests/platform/test_platform_faults.py::test_a_restart_loses_no_judging[worker]"
+    assert work_unit(hosts, ["stack", "tmp_path"]) == work_unit(faults, ["stack"]) == "stack"
+    assert work_unit("tests/sandbox/test_grader.py::test_a", ["tagged_wrong_results"]) == (
+        work_unit("tests/sandbox/test_compare_view.py::test_b", ["tagged_wrong_results", "db"])
+    )
+    grader = "tests/sandbox/test_grader.py"
+    assert work_unit(f"{grader}::test_c", ["judge_toy"]) == work_unit(f"{grader}::test_d[x]", [])
+    assert work_unit(f"{grader}::test_c", []) != work_unit("tests/sandbox/test_kept.py::t", [])
+    assert FIRST_UNITS[0] == "stack"
+    assert [u for u in FIRST_UNITS[1:] if not (ROOT / u).is_file()] == []

@@ -2,15 +2,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from judge_cast import (  # noqa: E402,F401  (fixtures)
-    alice,
-    bob,
-    charlie,
-    enqueued,
-    fake_engine,
-    inline_judging,
-    problem,
-)
 
 
 @pytest.fixture

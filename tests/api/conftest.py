@@ -1,9 +1,0 @@
-from judge_cast import (  # noqa: F401  (fixtures)
-    alice,
-    bob,
-    charlie,
-    enqueued,
-    fake_engine,
-    inline_judging,
-    problem,
-)
