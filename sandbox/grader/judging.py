@@ -117,6 +117,10 @@ class Kind(abc.ABC):
         """The file the runner loads as the submission, and the names it must define."""
         return self.judging.source, list(self.judging.package.functions)
 
+    def load_modules(self) -> dict[str, str]:
+        """Files importable beside the student's file in the sandbox (path -> text)."""
+        return {}
+
     def reported_missing(self, missing: list[str]) -> list[str]:
         """The missing names the student is told of."""
         return missing
@@ -299,7 +303,8 @@ def _load(kind: Kind, session: Session) -> JudgeResult | None:
     try:
         reply, _ = session.request(
             protocol.load(source, functions, language=judging.package.language,
-                          bindings=judging.package.bindings, time_s=limits.time_s),
+                          bindings=judging.package.bindings, time_s=limits.time_s,
+                          modules=kind.load_modules()),
             import_limit_s(limits.time_s, requires) + SLACK_S
             + (CUDA_COMPILE_S if cuda else 0.0),
             "the compilation of your file" if cuda else "the import of your file",

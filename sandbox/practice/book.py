@@ -14,8 +14,9 @@ name), then difficulty (简单, 中等, 困难), then slug. A folder may carry i
 (``number: N`` in problem.md's front matter); the others are numbered in this order.
 
 A folder of a kind this judge does not run (C++: ``test.cpp``; CUDA only: ``test.cu`` without
-``test.py``; ``requires`` other than numpy and torch; code importing Triton or the handbook's
-``gpusim`` / ``tritonkit``) is listed as skipped, with the reason.
+``test.py``) is listed as skipped, with the reason. A Python folder whose code imports the
+handbook's own runtime (``gpusim``, ``tritonkit``, Triton through it) is imported like any
+other, the runtime taken from the clone (sandbox/practice/runtime.py).
 """
 
 from __future__ import annotations
@@ -33,9 +34,6 @@ DIFFICULTY_RANK = {"简单": 1, "中等": 2, "困难": 3}
 MAX_DEPTH = 6  # folders below DIR searched for practice folders
 MAX_FOLDERS = 1000
 _NAV_PART = re.compile(r"^  - ([^:]+):\s*$")
-# Modules of the handbook's runtime (a GPU simulator, Triton helpers) and Triton itself, as the
-# handbook's own `all_requires` reads them from the code.
-_HANDBOOK_ONLY = re.compile(r"^\s*(?:import|from)\s+(triton|tritonkit|gpusim)\b", re.M)
 _NAV_PAGE = re.compile(r"^\s+- (?:[^:]+):\s*(\S+\.md)\s*$")
 
 
@@ -124,24 +122,11 @@ def _mkdocs_of(book_dir: Path, book: str) -> Path | None:
     return None
 
 
-def _skip_reason(path: Path, requires: object) -> str:
+def _skip_reason(path: Path) -> str:
     if (path / "test.cpp").is_file():
         return "a C++ exercise (test.cpp): this judge runs Python exercises only"
     if (path / "test.cu").is_file() and not (path / "test.py").is_file():
         return "a CUDA C++ exercise (test.cu): this judge runs Python exercises only"
-    if isinstance(requires, list):
-        other = sorted(set(requires) - {"numpy", "torch"})
-        if other:
-            return f"requires {other}: this judge runs numpy and torch exercises only"
-    for name in ("test.py", "solution.py", "starter.py"):
-        try:
-            text = (path / name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue  # the import says what is wrong with the file
-        found = _HANDBOOK_ONLY.search(text)
-        if found:
-            return (f"{name} imports {found.group(1)} (the handbook's own runtime, or Triton): "
-                    "this judge runs numpy and torch exercises only")
     return ""
 
 
@@ -167,7 +152,7 @@ def read_entry(path: Path, root: Path) -> BookEntry:
         meta, _ = practice_folder.parse_front_matter(text)
         entry.chapter = str(meta.get("chapter") or "")
         entry.difficulty = str(meta.get("difficulty") or "中等")
-        entry.skipped = _skip_reason(path, meta.get("requires", []))
+        entry.skipped = _skip_reason(path)
         entry.number = _own_number(meta.get("number"))
     except UnicodeDecodeError:
         entry.error = "problem.md: not UTF-8 text"

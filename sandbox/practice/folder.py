@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.practice import PracticeError
+from sandbox.practice import runtime as practice_runtime
 from sandbox.practice.scan import TestInfo, Unsupported, scan_tests
 
 KIND = "practice"
@@ -38,6 +39,10 @@ DIFFICULTIES = {"简单": "easy", "中等": "medium", "困难": "hard"}
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,90}$")
 MAX_FILE_BYTES = 512 * 1024
 DEFAULT_TEST_TIME_S = 30.0  # per test: every call the test makes to the student's code
+# The handbook's `requires` values a Python folder may carry: numpy and torch are installed,
+# triton is emulated by the handbook's runtime (runtime.py), local and cuda are where the
+# handbook runs it (a GPU-only case skips itself on a CPU host: checker.need_cuda).
+REQUIRES = ("numpy", "torch", "triton", "local", "cuda")
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ class PracticeFolder:
     tests: list[TestInfo]
     functions: list[str]  # names test.py imports from solution
     unsupported: list[Unsupported] = field(default_factory=list)
+    runtime: dict[str, str] = field(default_factory=dict)  # the clone's runtime files it needs
 
     @property
     def public_tests(self) -> list[str]:
@@ -144,12 +150,13 @@ def read_folder(path: Path | str, slug: str | None = None) -> PracticeFolder:
     requires = meta.get("requires", [])
     if not isinstance(tags, list) or not isinstance(requires, list):
         raise PracticeError("problem.md: `tags` and `requires` must be [a, b] lists")
-    unknown = sorted(set(requires) - {"numpy", "torch"})
+    unknown = sorted(set(requires) - set(REQUIRES))
     if unknown:
         raise PracticeError(
-            f"problem.md: requires {unknown}: this judge runs numpy and torch exercises only "
-            "(C++, CUDA, Triton and browser exercises are not imported)"
+            f"problem.md: requires {unknown}: a Python exercise may require {', '.join(REQUIRES)}"
         )
+    runtime = practice_runtime.runtime_files(
+        path, [texts["starter.py"], texts["solution.py"], texts["test.py"]])
     try:
         solution_tree = ast.parse(texts["solution.py"], filename="solution.py")
     except SyntaxError as exc:
@@ -186,6 +193,7 @@ def read_folder(path: Path | str, slug: str | None = None) -> PracticeFolder:
         tests=tests,
         functions=functions,
         unsupported=unsupported,
+        runtime=runtime,
     )
 
 
@@ -224,6 +232,8 @@ def manifest_text(folder: PracticeFolder, number: int, refused: list[Unsupported
         f"public = {toml_list(folder.public_tests)}",
         f"notes = {'true' if folder.notes_md else 'false'}",
     ]
+    if folder.runtime:
+        lines.append(f"runtime = {toml_list(practice_runtime.module_names(folder.runtime))}")
     for item in folder.unsupported + refused:
         lines += [
             "",
@@ -248,4 +258,8 @@ def write_package(
     (target / "starter.py").write_text(folder.starter)
     (target / "solution.py").write_text(folder.solution)
     (target / "tests.py").write_text(folder.tests_source)
+    for relative, text in folder.runtime.items():  # the clone's runtime, for the sandbox
+        path = target / practice_runtime.PACKAGE_DIR / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
     return target

@@ -98,9 +98,8 @@ def runtime_files(folder: Path, texts: Iterable[str]) -> dict[str, str]:
     """The runtime files (path under ``runtime/`` -> text) that the folder's code ``texts``
     needs, read from its clone; {} for a folder that imports none. PracticeError when it
     imports one of the handbook's modules and the clone does not hold it."""
-    wanted = imported(texts) - OURS
-    if TRITON in wanted:
-        wanted.add("tritonkit")
+    direct = imported(texts) - OURS
+    wanted = direct | ({"tritonkit"} if TRITON in direct else set())
     if not wanted & {*HANDBOOK_MODULES, TRITON}:
         return {}
     runtime = find_runtime(folder)
@@ -124,8 +123,10 @@ def runtime_files(folder: Path, texts: Iterable[str]) -> dict[str, str]:
         queue += sorted(imported(found.values()) - seen)
     if missing:
         where = f"{runtime}" if runtime is not None else "none in the folder's parent folders"
+        named = [m if m in direct or m != "tritonkit" else "triton (through tritonkit)"
+                 for m in sorted(missing)]
         raise PracticeError(
-            f"the code imports {', '.join(sorted(missing))}, the handbook's own runtime, which "
+            f"the code imports {', '.join(named)}, the handbook's own runtime, which "
             f"is taken from the clone's practice/runtime/ at import time (looked there: {where}); "
             "import the folder from inside a clone of the handbook"
         )

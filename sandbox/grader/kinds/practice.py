@@ -21,6 +21,7 @@ from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict, Wro
 from sandbox.grader.judging import Kind, register, result_of, skip_all
 from sandbox.grader.session import Fault, Session
 from sandbox.practice import folder as practice_folder
+from sandbox.practice import runtime as practice_runtime
 from sandbox.practice.checker import Skip, make_checker
 from sandbox.practice.package import PracticeSettings
 from sandbox.practice.proxies import (
@@ -32,6 +33,7 @@ from sandbox.practice.proxies import (
     load_tests,
     shim_source,
 )
+from sandbox.practice.runtime_proxy import runtime_modules
 from sandbox.practice.student_errors import TESTS_FILENAME, bare_assert_text, student_traceback
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,11 @@ class PracticeKind(Kind):
         source = self.judging.source.rstrip("\n") + "\n\n\n" + shim_source()
         return source, [*SHIM_FUNCTIONS, *self.judging.package.functions]
 
+    def load_modules(self) -> dict[str, str]:
+        """The handbook's runtime the package holds (sandbox/practice/runtime.py), for the
+        student's sandbox: the only place it runs."""
+        return practice_runtime.sandbox_files(practice_runtime.package_files(self.judging.package.path))
+
     def reported_missing(self, missing: list[str]) -> list[str]:
         return [name for name in missing if name not in SHIM_FUNCTIONS]
 
@@ -76,8 +83,10 @@ class PracticeKind(Kind):
         remote.test_name = "import"
         remote.deadline = time.monotonic() + judging.package.limits.time_s
         try:
+            runtime = practice_runtime.module_names(self.load_modules())
             self.namespace = load_tests(
-                source, make_checker(str(hello.get("device", "cpu"))), SolutionModule(remote)
+                source, make_checker(str(hello.get("device", "cpu"))), SolutionModule(remote),
+                runtime_modules(remote, runtime),
             )
         except Abort:
             failed = remote.fault or Fault(Verdict.IE, "the tests could not start")
