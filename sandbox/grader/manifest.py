@@ -1,9 +1,10 @@
-"""problem.toml's fields, each read and checked in this one place (the package's schema; the
-loader is package.py). The loader calls these once at load, so that a ``ProblemPackage`` holds
-typed values and nothing else reads the dict; the site calls the same functions on a manifest
-stored in the database (``Problem.manifest``: hints, the feedback policy, requirements, the
-benchmark's cost tables). A malformed field is a :class:`PackageError` naming the file and the
-field. The ``[practice]`` table of a practice package is read by sandbox/practice/package.py.
+"""problem.toml's fields, each read and checked in this one place (the package's schema: kind,
+requires, limits, feedback, hints, tolerances, benchmark; the loader is package.py). The loader
+calls these once at load, so that a ``ProblemPackage`` holds typed values and nothing else reads
+the dict; the site calls the same functions on a manifest stored in the database
+(``Problem.manifest``: hints, the feedback policy, requirements, the benchmark's cost tables). A
+malformed field is a :class:`PackageError` naming the file and the field. The ``[practice]``
+table of a practice package is read by sandbox/practice/package.py.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.grader.contracts import FeedbackPolicy, Limits
-from sandbox.grader.cost import CostError, parse_cost
+from sandbox.grader.cost import CostError, CostModel, parse_cost
 
 Manifest = Mapping[str, Any]  # problem.toml as parsed (or as the site stored it)
 
@@ -157,6 +158,111 @@ def parse_hints(manifest: Manifest, where: Path | str = "problem.toml") -> HintS
     if len(set(checks)) != len(checks):
         raise PackageError(f"{where}: a check has two ladders")
     return HintSpec(enabled, after, float(cooldown), tuple(ladders))
+
+
+# ---------------------------------------------------------------- [tolerances], [benchmark]
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float
+    rtol: float
+
+
+@dataclass(frozen=True)
+class BenchShape:
+    """One benchmark configuration: ``fn`` called with inputs built from a declarative spec.
+
+    ``args`` is a list of input specs that the generic runner can build inside the sandbox
+    from a seed, fresh for every iteration (see sandbox.runner.inputs.build_inputs): JSON literals, or
+    ``{"randint": [lo, hi], "shape": [...]}``, ``{"randn": [...], "dtype": "float32"}``,
+    ``{"lengths_mask": [B, T], "side": "right"}``.
+    ``baseline`` ("kernels.module:function") is this shape's speed reference; the loader fills
+    it from ``[benchmark].baseline`` when the shape does not name its own, so that several
+    shapes may time different functions, each against its own baseline.
+    ``case`` names the test case whose comparison (exact, allow_nan, check: tie rules) the
+    re-verification of timed outputs uses; by default the first hidden case of ``fn`` that
+    declares a ``check``, else the first hidden case of ``fn`` (see :func:`comparison_case`).
+    """
+
+    name: str
+    fn: str
+    args: list[Any]
+    baseline: str | None = None
+    case: str | None = None
+    cost: CostModel | None = None  # bytes and flops that must move (sandbox/grader/cost.py)
+    device: str = "any"  # where it is timed: "cpu", "gpu" or "any" (sandbox/bench/shape_rule.py)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    fn: str
+    baseline: str  # "kernels.module:function": the speed reference, timed in a sandbox of its own
+    shapes: list[BenchShape]
+    target_rel_error: float = 0.05
+    max_time_s: float = 20.0
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def tolerances_of(manifest: Manifest, where: Path | str = "problem.toml") -> dict[str, Tolerance]:
+    """``[tolerances.<dtype>]`` tables, each with its atol and rtol."""
+    raw = manifest.get("tolerances", {})
+    if not isinstance(raw, dict):
+        raise PackageError(f"{where}: `tolerances` must be a table of dtypes ([tolerances.float32])")
+    out: dict[str, Tolerance] = {}
+    for dtype, table in raw.items():
+        if not (isinstance(table, dict) and _number(table.get("atol")) and _number(table.get("rtol"))):
+            raise PackageError(f"{where}: tolerances.{dtype} needs atol and rtol, both numbers")
+        out[dtype] = Tolerance(atol=float(table["atol"]), rtol=float(table["rtol"]))
+    return out
+
+
+def benchmark_of(manifest: Manifest, where: Path | str = "problem.toml") -> Benchmark | None:
+    """The ``[benchmark]`` table and its ``[[benchmark.shapes]]`` (None when there is none)."""
+    raw = manifest.get("benchmark")
+    if not raw:
+        return None
+    if not isinstance(raw, dict):
+        raise PackageError(f"{where}: `benchmark` must be a table ([benchmark] with fn, baseline)")
+    fn, baseline = raw.get("fn"), raw.get("baseline")
+    for key, value in (("fn", fn), ("baseline", baseline)):
+        if not (isinstance(value, str) and value):
+            raise PackageError(f"{where}: benchmark.{key} must be a name, not {value!r}")
+    shapes = raw.get("shapes", [])
+    if not (isinstance(shapes, list) and all(isinstance(s, dict) for s in shapes)):
+        raise PackageError(f"{where}: benchmark.shapes must be an array of tables ([[benchmark.shapes]])")
+    numbers = {key: raw.get(key, default) for key, default in
+               (("target_rel_error", 0.05), ("max_time_s", 20.0))}
+    for key, value in numbers.items():
+        if not _number(value):
+            raise PackageError(f"{where}: benchmark.{key} must be a number, not {value!r}")
+    return Benchmark(fn=str(fn), baseline=str(baseline),
+                     shapes=[_shape(s, str(fn), str(baseline), where) for s in shapes],
+                     target_rel_error=float(numbers["target_rel_error"]),
+                     max_time_s=float(numbers["max_time_s"]))
+
+
+def _shape(raw: dict[str, Any], fn: str, baseline: str, where: Path | str) -> BenchShape:
+    name = raw.get("name")
+    if not (isinstance(name, str) and name):
+        raise PackageError(f"{where}: every [[benchmark.shapes]] needs a name")
+    for key in ("fn", "baseline", "case"):
+        if not isinstance(raw.get(key, ""), str):
+            raise PackageError(f"{where}: shape {name!r}: `{key}` must be a string")
+    if not isinstance(raw.get("args"), list):
+        raise PackageError(f"{where}: shape {name!r}: `args` must be a list of input specs")
+    device = raw.get("device", "any")
+    if device not in ("cpu", "gpu", "any"):
+        raise PackageError(f"{where}: shape {name!r}: `device` must be cpu, gpu or any")
+    try:
+        cost = parse_cost(raw.get("cost"))
+    except CostError as exc:
+        raise PackageError(f"{where}: shape {name!r}: {exc}") from None
+    return BenchShape(name=name, fn=raw.get("fn", fn), args=raw["args"],
+                      baseline=raw.get("baseline", baseline), case=raw.get("case"), cost=cost,
+                      device=str(device))
 
 
 # ---------------------------------------------------------------- [benchmark] cost tables

@@ -26,16 +26,20 @@ from types import ModuleType
 from typing import Any
 
 from sandbox.grader.contracts import FeedbackPolicy, Limits
-from sandbox.grader.cost import CostError, CostModel, parse_cost
 from sandbox.grader.manifest import (
+    Benchmark,
     HintSpec,
     PackageError,
+    Tolerance,
+    benchmark_of,
     feedback_of,
     kind_of,
     limits_of,
     parse_hints,
     requires_of,
+    tolerances_of,
 )
+from sandbox.grader.manifest import BenchShape as BenchShape  # importers take the types from here
 from sandbox.grader.statement_cases import StatementCase, parse_statement_cases
 from sandbox.practice.package import PracticeSettings, practice_of
 from sandbox.problem import Case
@@ -49,46 +53,6 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "cuda": (".cu", ("starter.cu", "solution.cu", "bindings.py")),
 }
 COMMON_FILES = ("problem.toml", "statement.md", "solution.py", "tests.py")
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    atol: float
-    rtol: float
-
-
-@dataclass(frozen=True)
-class BenchShape:
-    """One benchmark configuration: ``fn`` called with inputs built from a declarative spec.
-
-    ``args`` is a list of input specs that the generic runner can build inside the sandbox
-    from a seed, fresh for every iteration (see sandbox.runner.inputs.build_inputs): JSON literals, or
-    ``{"randint": [lo, hi], "shape": [...]}``, ``{"randn": [...], "dtype": "float32"}``,
-    ``{"lengths_mask": [B, T], "side": "right"}``.
-    ``baseline`` ("kernels.module:function") is this shape's speed reference; the loader fills
-    it from ``[benchmark].baseline`` when the shape does not name its own, so that several
-    shapes may time different functions, each against its own baseline.
-    ``case`` names the test case whose comparison (exact, allow_nan, check: tie rules) the
-    re-verification of timed outputs uses; by default the first hidden case of ``fn`` that
-    declares a ``check``, else the first hidden case of ``fn`` (see :func:`comparison_case`).
-    """
-
-    name: str
-    fn: str
-    args: list[Any]
-    baseline: str | None = None
-    case: str | None = None
-    cost: CostModel | None = None  # bytes and flops that must move (sandbox/grader/cost.py)
-    device: str = "any"  # where it is timed: "cpu", "gpu" or "any" (sandbox/bench/shape_rule.py)
-
-
-@dataclass(frozen=True)
-class Benchmark:
-    fn: str
-    baseline: str  # "kernels.module:function": the speed reference, timed in a sandbox of its own
-    shapes: list[BenchShape]
-    target_rel_error: float = 0.05
-    max_time_s: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -207,21 +171,6 @@ def package_version(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _shape_device(path: Path, shape: dict[str, Any]) -> str:
-    device = shape.get("device", "any")
-    if device not in ("cpu", "gpu", "any"):
-        raise PackageError(f"{path / 'problem.toml'}: shape {shape.get('name')!r}: `device` "
-                           "must be cpu, gpu or any")
-    return str(device)
-
-
-def _cost(path: Path, shape: dict[str, Any]) -> CostModel | None:
-    try:
-        return parse_cost(shape.get("cost"))
-    except CostError as exc:
-        raise PackageError(f"{path / 'problem.toml'}: shape {shape.get('name')!r}: {exc}") from None
-
-
 def load_package(path: Path | str) -> ProblemPackage:
     path = Path(path)
     if not (path / "problem.toml").is_file():
@@ -246,31 +195,6 @@ def load_package(path: Path | str) -> ProblemPackage:
 
     toml = path / "problem.toml"
     kind = kind_of(manifest, toml)
-    tolerances = {
-        dtype: Tolerance(atol=float(t["atol"]), rtol=float(t["rtol"]))
-        for dtype, t in manifest.get("tolerances", {}).items()
-    }
-    bench_raw = manifest.get("benchmark")
-    benchmark = None
-    if bench_raw:
-        benchmark = Benchmark(
-            fn=bench_raw["fn"],
-            baseline=bench_raw["baseline"],
-            shapes=[
-                BenchShape(
-                    name=s["name"],
-                    fn=s.get("fn", bench_raw["fn"]),
-                    args=s["args"],
-                    baseline=s.get("baseline", bench_raw["baseline"]),
-                    case=s.get("case"),
-                    cost=_cost(path, s),
-                    device=_shape_device(path, s),
-                )
-                for s in bench_raw.get("shapes", [])
-            ],
-            target_rel_error=float(bench_raw.get("target_rel_error", 0.05)),
-            max_time_s=float(bench_raw.get("max_time_s", 20.0)),
-        )
     try:
         statement_cases = parse_statement_cases(manifest.get("statement_cases"))
     except ValueError as exc:
@@ -289,9 +213,9 @@ def load_package(path: Path | str) -> ProblemPackage:
         device=device,
         functions=list(need("functions", list)),
         limits=limits_of(manifest, toml),
-        tolerances=tolerances,
+        tolerances=tolerances_of(manifest, toml),
         feedback_hidden=feedback_of(manifest, toml),
-        benchmark=benchmark,
+        benchmark=benchmark_of(manifest, toml),
         statement_md=(path / "statement.md").read_text(),
         starter_code=(path / f"starter{LANGUAGES[language][0]}").read_text(),
         version=package_version(path),

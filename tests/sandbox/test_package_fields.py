@@ -57,6 +57,26 @@ def test_a_malformed_field_is_a_package_error_naming_it(
     assert field in str(refused.value) and "problem.toml" in str(refused.value)
 
 
+@pytest.mark.parametrize("old,new,field", [
+    ('fn = "axpy"\n', "", "benchmark.fn must be a name, not None"),
+    ("max_time_s = 2", 'max_time_s = "2"', "benchmark.max_time_s must be a number"),
+    ('name = "n=65536"', "", "every [[benchmark.shapes]] needs a name"),
+    ("args = [", "argz = [", "shape 'n=65536': `args` must be a list"),
+    ('hidden = "category"', 'hidden = "category"\n[tolerances.float32]\natol = 1e-5',
+     "tolerances.float32 needs atol and rtol"),
+])
+def test_a_malformed_benchmark_or_tolerance_names_its_field(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    folder = _toy(tmp_path)
+    toml = folder / "problem.toml"
+    assert old in toml.read_text()
+    toml.write_text(toml.read_text().replace(old, new, 1))
+    with pytest.raises(PackageError) as refused:
+        load_package(folder)
+    assert field in str(refused.value) and "problem.toml" in str(refused.value)
+
+
 def test_an_unknown_feedback_policy_is_refused_at_load(tmp_path: Path) -> None:
     folder = _toy(tmp_path)
     toml = folder / "problem.toml"
