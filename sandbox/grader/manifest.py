@@ -18,6 +18,7 @@ from typing import Any
 
 from sandbox.grader.contracts import FeedbackPolicy, Limits
 from sandbox.grader.cost import CostError, CostModel, parse_cost
+from sandbox.grader.statement_cases import StatementCase, parse_statement_cases
 
 Manifest = Mapping[str, Any]  # problem.toml as parsed (or as the site stored it)
 
@@ -29,15 +30,41 @@ class PackageError(Exception):
 # The kinds a package may declare (``kind``; sandbox/grader/kinds/ holds their strategies; the
 # kind "scratch" is a mode of every problem, never a package's own). None declared: "tensor".
 PROBLEM_KINDS = ("tensor", "practice")
+DEVICES = ("cpu", "gpu", "any")  # where a problem is judged (not given: cpu) or a shape timed
 
 
 def kind_of(manifest: Manifest, where: Path | str = "problem.toml") -> str:
-    raw = manifest.get("kind")
-    if raw is None:
-        return "tensor"
-    if raw not in PROBLEM_KINDS:
-        raise PackageError(f"{where}: `kind` must be one of {', '.join(PROBLEM_KINDS)}, not {raw!r}")
+    return choice_of(manifest, "kind", PROBLEM_KINDS, where)
+
+
+def choice_of(manifest: Manifest, key: str, choices: tuple[str, ...], where: Path | str) -> str:
+    """A top-level field naming one of ``choices``; the first when it is not given."""
+    raw = manifest.get(key, choices[0])
+    if raw not in choices:
+        raise PackageError(f"{where}: `{key}` must be one of {', '.join(choices)}, not {raw!r}")
     return str(raw)
+
+
+_MISSING: Any = object()
+
+
+def field_of(manifest: Manifest, key: str, kind: type, where: Path | str, default: Any = _MISSING) -> Any:
+    """A top-level field of type ``kind`` (a list: of strings), required unless given a default."""
+    value = manifest.get(key, default)
+    ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if not ok or (kind is list and not all(isinstance(v, str) for v in value)):
+        wanted = {int: "an integer", str: "a string", list: "a list of names"}[kind]
+        got = "missing" if value is _MISSING else f"not {value!r}"
+        raise PackageError(f"{where}: `{key}` must be {wanted} ({got})")
+    return list(value) if kind is list else value
+
+
+def statement_cases_of(manifest: Manifest, where: Path | str) -> tuple[StatementCase, ...] | None:
+    """[[statement_cases]]: statement sentences and the cases proving them (None: no table)."""
+    try:
+        return parse_statement_cases(manifest.get("statement_cases"))
+    except ValueError as exc:
+        raise PackageError(f"{where}: {exc}") from None
 
 
 def requires_of(manifest: Manifest, where: Path | str = "problem.toml") -> tuple[str, ...]:
@@ -254,7 +281,7 @@ def _shape(raw: dict[str, Any], fn: str, baseline: str, where: Path | str) -> Be
     if not isinstance(raw.get("args"), list):
         raise PackageError(f"{where}: shape {name!r}: `args` must be a list of input specs")
     device = raw.get("device", "any")
-    if device not in ("cpu", "gpu", "any"):
+    if device not in DEVICES:
         raise PackageError(f"{where}: shape {name!r}: `device` must be cpu, gpu or any")
     try:
         cost = parse_cost(raw.get("cost"))

@@ -27,20 +27,24 @@ from typing import Any
 
 from sandbox.grader.contracts import FeedbackPolicy, Limits
 from sandbox.grader.manifest import (
+    DEVICES,
     Benchmark,
     HintSpec,
     PackageError,
     Tolerance,
     benchmark_of,
+    choice_of,
     feedback_of,
+    field_of,
     kind_of,
     limits_of,
     parse_hints,
     requires_of,
+    statement_cases_of,
     tolerances_of,
 )
 from sandbox.grader.manifest import BenchShape as BenchShape  # importers take the types from here
-from sandbox.grader.statement_cases import StatementCase, parse_statement_cases
+from sandbox.grader.statement_cases import StatementCase
 from sandbox.practice.package import PracticeSettings, practice_of
 from sandbox.problem import Case
 
@@ -179,39 +183,22 @@ def load_package(path: Path | str) -> ProblemPackage:
         manifest = tomllib.loads((path / "problem.toml").read_text())
     except tomllib.TOMLDecodeError as exc:
         raise PackageError(f"{path / 'problem.toml'}: {exc}") from None
-    language = manifest.get("language", "python")
-    if language not in LANGUAGES:
-        raise PackageError(f"{path / 'problem.toml'}: `language` must be one of "
-                           f"{', '.join(LANGUAGES)}, not {language!r}")
+    toml = path / "problem.toml"
+    language = choice_of(manifest, "language", tuple(LANGUAGES), toml)
     for name in (*COMMON_FILES, *LANGUAGES[language][1]):
         if not (path / name).is_file():
             raise PackageError(f"{path}: missing {name}")
-
-    def need(key: str, kind: type) -> Any:
-        value = manifest.get(key)
-        if not isinstance(value, kind):
-            raise PackageError(f"{path / 'problem.toml'}: `{key}` must be a {kind.__name__}")
-        return value
-
-    toml = path / "problem.toml"
     kind = kind_of(manifest, toml)
-    try:
-        statement_cases = parse_statement_cases(manifest.get("statement_cases"))
-    except ValueError as exc:
-        raise PackageError(f"{path / 'problem.toml'}: {exc}") from None
-    device = manifest.get("device", "cpu")
-    if device not in ("cpu", "gpu", "any"):
-        raise PackageError(f"{path / 'problem.toml'}: `device` must be cpu, gpu or any")
     return ProblemPackage(
         path=path,
-        number=need("number", int),
-        slug=need("slug", str),
-        title=need("title", str),
-        difficulty=need("difficulty", str),
-        chapter=manifest.get("chapter", ""),
-        tags=list(manifest.get("tags", [])),
-        device=device,
-        functions=list(need("functions", list)),
+        number=field_of(manifest, "number", int, toml),
+        slug=field_of(manifest, "slug", str, toml),
+        title=field_of(manifest, "title", str, toml),
+        difficulty=field_of(manifest, "difficulty", str, toml),
+        chapter=field_of(manifest, "chapter", str, toml, ""),
+        tags=field_of(manifest, "tags", list, toml, []),
+        device=choice_of(manifest, "device", DEVICES, toml),
+        functions=field_of(manifest, "functions", list, toml),
         limits=limits_of(manifest, toml),
         tolerances=tolerances_of(manifest, toml),
         feedback_hidden=feedback_of(manifest, toml),
@@ -220,7 +207,7 @@ def load_package(path: Path | str) -> ProblemPackage:
         starter_code=(path / f"starter{LANGUAGES[language][0]}").read_text(),
         version=package_version(path),
         manifest=manifest,
-        statement_cases=statement_cases,
+        statement_cases=statement_cases_of(manifest, toml),
         language=language,
         bindings=(path / "bindings.py").read_text() if language == "cuda" else "",
         kind=kind,

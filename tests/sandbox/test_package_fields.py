@@ -48,6 +48,7 @@ def test_declared_fields_load_typed(tmp_path: Path) -> None:
     ('kind = "practice"', '[practice]\ntests = "test_a"', "practice.tests must be a list"),
     ('kind = "practice"', "[practice]\nharness = 1", "practice.harness must be a string"),
     ('kind = "practice"\npractice = 1', "", "[practice] must be a table"),
+    ('language = "rust"', "", "`language` must be one of python, cuda, not 'rust'"),
 ])
 def test_a_malformed_field_is_a_package_error_naming_it(
     tmp_path: Path, head: str, tail: str, field: str
@@ -58,6 +59,10 @@ def test_a_malformed_field_is_a_package_error_naming_it(
 
 
 @pytest.mark.parametrize("old,new,field", [
+    ('device = "cpu"', 'device = "tpu"', "`device` must be one of cpu, gpu, any, not 'tpu'"),
+    ('chapter = "Engine tests"', "chapter = 7", "`chapter` must be a string (not 7)"),
+    ('tags = ["test-only"]', 'tags = "one"', "`tags` must be a list of names (not 'one')"),
+    ("number = 900\n", "", "`number` must be an integer (missing)"),
     ('fn = "axpy"\n', "", "benchmark.fn must be a name, not None"),
     ("max_time_s = 2", 'max_time_s = "2"', "benchmark.max_time_s must be a number"),
     ('name = "n=65536"', "", "every [[benchmark.shapes]] needs a name"),
@@ -65,7 +70,7 @@ def test_a_malformed_field_is_a_package_error_naming_it(
     ('hidden = "category"', 'hidden = "category"\n[tolerances.float32]\natol = 1e-5',
      "tolerances.float32 needs atol and rtol"),
 ])
-def test_a_malformed_benchmark_or_tolerance_names_its_field(
+def test_a_malformed_header_benchmark_or_tolerance_names_its_field(
     tmp_path: Path, old: str, new: str, field: str
 ) -> None:
     folder = _toy(tmp_path)
