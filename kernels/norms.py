@@ -86,6 +86,7 @@ def layer_norm_backward(
     bias: torch.Tensor | None,
     grad_out: torch.Tensor,
     eps: float = 1e-5,
+    acc: torch.dtype = torch.float64,
 ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
     """``(dx, dweight, dbias)`` of ``y = (x - mean) / sqrt(var + eps) * weight + bias`` over
     the last dimension (biased variance, two passes). ``weight``/``bias`` None means the layer
@@ -97,29 +98,7 @@ def layer_norm_backward(
 
     The reference of problem 66 computes in float64: on rows far from zero a correct float32
     computation is itself off by a few 1e-4 (the statement's tolerance covers it), and the
-    reference should not add its own share to that."""
-    return _layer_norm_backward(x, weight, bias, grad_out, eps, torch.float64)
-
-
-def layer_norm_backward_float32(
-    x: torch.Tensor,
-    weight: torch.Tensor | None,
-    bias: torch.Tensor | None,
-    grad_out: torch.Tensor,
-    eps: float = 1e-5,
-) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
-    """:func:`layer_norm_backward` computed in float32: problem 66's speed baseline."""
-    return _layer_norm_backward(x, weight, bias, grad_out, eps, torch.float32)
-
-
-def _layer_norm_backward(
-    x: torch.Tensor,
-    weight: torch.Tensor | None,
-    bias: torch.Tensor | None,
-    grad_out: torch.Tensor,
-    eps: float,
-    acc: torch.dtype,
-) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+    reference should not add its own share to that (``acc``: the dtype computed in)."""
     if x.dim() < 1 or grad_out.shape != x.shape:
         raise ValueError("x and grad_out must have the same shape, at least 1-D")
     d = x.shape[-1]
@@ -136,3 +115,11 @@ def _layer_norm_backward(
     dweight = None if weight is None else (rows * xhat.reshape(-1, d)).sum(dim=0).to(weight.dtype)
     dbias = None if bias is None else rows.sum(dim=0).to(bias.dtype)
     return dx.to(x.dtype), dweight, dbias
+
+
+def layer_norm_backward_float32(
+    x: torch.Tensor, weight: torch.Tensor | None, bias: torch.Tensor | None, grad_out: torch.Tensor,
+    eps: float = 1e-5,
+) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+    """:func:`layer_norm_backward` computed in float32: problem 66's speed baseline."""
+    return layer_norm_backward(x, weight, bias, grad_out, eps, torch.float32)

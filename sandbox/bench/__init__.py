@@ -58,7 +58,6 @@ from sandbox.bench.timing import (
     Rounds,
     Series,
     Timed,
-    quiet_baseline,
     slower_block,
 )
 from sandbox.bench.trust import (
@@ -144,10 +143,7 @@ def bench_shape(
     quiet_blocks: list[Series | None] = []
     if needs_quiet_cap(rounds.base, policy):
         quiet_blocks.append(
-            quiet_baseline(
-                sub_session, base_session, shape, baseline_fn, device, timeout_s, rng,
-                cadence_s(rounds.sub),
-            )
+            rounds.quiet_baseline(cadence_s(rounds.sub))
         )
     left_s = max(0.0, budget_s - (time.monotonic() - started))
     wrong = rounds.run(MIN_ROUNDS - MIN_ROUNDS // 2, left_s, target)
@@ -181,10 +177,7 @@ def bench_shape(
         # The quiet baseline keeps the rounds' cadence: between its calls, the time the
         # submission's calls took (an idle CPU between calls slows a microseconds-long call).
         quiet_blocks.append(
-            quiet_baseline(
-                sub_session, base_session, shape, baseline_fn, device, timeout_s, rng,
-                cadence_s(sub),
-            )
+            rounds.quiet_baseline(cadence_s(sub))
         )
         base_ns, capped = baseline_quiet_cap(base, slower_block(quiet_blocks), policy)
         finding = merged(finding, capped)

@@ -7,7 +7,7 @@ can touch it. The grader drives both in alternation; only one is ever timing.
 
 The two share a CPU set, so code the student left running between its own timed calls (a
 thread, a child process) would slow the baseline's. Halfway through the minimum rounds of a
-shape and again after the last, ``quiet_baseline`` times a few baseline calls with the
+shape and again after the last, ``Rounds.quiet_baseline`` times a few baseline calls with the
 student's sandbox stopped (``Sandbox.quiet``: two backend calls per block), the yardstick of
 the rule ``baseline_quiet_cap`` (sandbox/bench/trust.py): the slower of the two blocks
 (``slower_block``). One block after the rounds was not enough: the machine's speed drifts
@@ -149,35 +149,6 @@ def time_one(
     )
 
 
-def quiet_baseline(
-    sub_session: Session,
-    base_session: Session,
-    shape: BenchShape,
-    baseline_fn: str,
-    device: str,
-    timeout_s: float,
-    rng: random.Random,
-    idle_s: float = 0.0,
-) -> Series | None:
-    """The baseline's times with the student's sandbox stopped (``QUIET_ROUNDS`` after
-    ``QUIET_WARMUP_ROUNDS``, ``idle_s`` apart), or None when its backend cannot stop it. The
-    student's sandbox is always let go again, whatever happens."""
-    box = sub_session.box
-    if not box.quiet(True):
-        return None
-    series = Series()
-    try:
-        for index in range(QUIET_WARMUP_ROUNDS + QUIET_ROUNDS):
-            timed = time_one(base_session, shape, baseline_fn, rng, device, timeout_s)
-            if index >= QUIET_WARMUP_ROUNDS:
-                series.add(timed)
-            if idle_s > 0:
-                time.sleep(idle_s)
-    finally:
-        box.quiet(False)
-    return series
-
-
 def slower_block(blocks: list[Series | None]) -> Series | None:
     """Of the quiet blocks taken (None: the backend could not stop the student's sandbox),
     the one with the larger median: the student's sandbox was stopped during each, so neither
@@ -216,6 +187,26 @@ class Rounds:
         self.sorted_sub: list[int] = []  # the submission's measured times, kept sorted
         # the student's sandbox's CPU time, read around the baseline's calls
         self.watch: Callable[[], int | None] = sub_session.box.cpu_ns
+
+    def quiet_baseline(self, idle_s: float = 0.0) -> Series | None:
+        """The baseline's times with the student's sandbox stopped (``QUIET_ROUNDS`` after
+        ``QUIET_WARMUP_ROUNDS``, ``idle_s`` apart), or None when its backend cannot stop it.
+        The student's sandbox is always let go again, whatever happens."""
+        box = self.sessions[SUBMISSION].box
+        if not box.quiet(True):
+            return None
+        series = Series()
+        try:
+            for index in range(QUIET_WARMUP_ROUNDS + QUIET_ROUNDS):
+                timed = time_one(self.sessions[BASELINE], self.shape, self.fns[BASELINE],
+                                 self.rng, self.device, self.timeout_s)
+                if index >= QUIET_WARMUP_ROUNDS:
+                    series.add(timed)
+                if idle_s > 0:
+                    time.sleep(idle_s)
+        finally:
+            box.quiet(False)
+        return series
 
     def precision(self) -> float:
         """The relative standard error of the speedup's estimate, the median of the rounds'

@@ -186,10 +186,7 @@ def _charged_or_rejected(
 def gap_excess(sub: Series, base: Series, policy: TrustPolicy) -> Finding | None:
     excess = gap_excess_ns(sub, base, policy)
     return _charged_or_rejected(
-        "gap_excess",
-        excess,
-        sub,
-        policy,
+        "gap_excess", excess, sub, policy,
         f"each call of the submission took at least {excess / 1e6:.3f} ms longer than it "
         "reported, beyond the channel's own cost",
     )
@@ -198,10 +195,7 @@ def gap_excess(sub: Series, base: Series, policy: TrustPolicy) -> Finding | None
 def prepare_excess(sub: Series, base: Series, policy: TrustPolicy) -> Finding | None:
     excess = prepare_excess_ns(sub, base, policy)
     return _charged_or_rejected(
-        "prepare_excess",
-        excess,
-        sub,
-        policy,
+        "prepare_excess", excess, sub, policy,
         f"building the inputs of each timed call of the submission took at least "
         f"{excess / 1e6:.3f} ms longer than the baseline's, more than "
         f"{policy.charge_max_fraction:.0%} of its own time: work was done ahead",

@@ -21,13 +21,8 @@ grader -> launcher without an answer: ``{"event": "progress" | "item" | "result"
 launcher -> grader: ``{"re": rid, ...}`` answers, and jobs (``JobOp`` below: ``package``, then
 ``judge`` or ``check`` of it; ``bye``) that sandbox/grader/process.py runs.
 
-The launcher decides what the grader may not (``BoxService``, sandbox/host/relay_service.py): labels, GPU
-and trust domain of every sandbox are the launcher's own; a ``trusted`` start (a sandbox that
-may be kept for a later judging) is honoured for the built-in catalog's grader only, any other
-domain gets a fresh sandbox used once; limits beyond the package's validated ones (``Bounds``)
-are refused, the wall time is clamped to the job's; a wait for a frame is bounded by the
-longest a judging asks for; the number of sandboxes open at once is capped, and every sandbox is
-closed when the job ends, whatever the grader did. No Django, no torch.
+The launcher decides what the grader may not (labels, GPU, trust domain, limits, how many
+sandboxes at once): ``BoxService`` in sandbox/host/relay_service.py says how. No Django, no torch.
 """
 
 from __future__ import annotations
@@ -39,16 +34,8 @@ from concurrent.futures import Future
 from enum import StrEnum
 from typing import Any, BinaryIO
 
-from sandbox.host.backends.base import (
-    Backend,
-    FrameTooLarge,
-    Sandbox,
-    SandboxDied,
-    SandboxError,
-    SandboxExit,
-    SandboxSpec,
-    SandboxTimeout,
-)
+from sandbox.host.backends import base
+from sandbox.host.backends.base import Backend, Sandbox, SandboxError, SandboxExit, SandboxSpec
 from sandbox.runner import framing
 
 MAX_JOB_FRAME_MIB = 512
@@ -82,11 +69,11 @@ def check_job(bench: bool, backend: str, secret_seed: int | None = None) -> dict
         job["secret_seed"] = secret_seed
     return job
 
+
+# The sandbox errors an answer may carry, by name.
 ERRORS: dict[str, type[SandboxError]] = {
-    "SandboxTimeout": SandboxTimeout,
-    "SandboxDied": SandboxDied,
-    "FrameTooLarge": FrameTooLarge,
-    "SandboxError": SandboxError,
+    cls.__name__: cls
+    for cls in (base.SandboxTimeout, base.SandboxDied, base.FrameTooLarge, SandboxError)
 }
 
 

@@ -16,8 +16,8 @@ import pytest
 from sandbox.bench.timing import (
     QUIET_ROUNDS,
     QUIET_WARMUP_ROUNDS,
+    Rounds,
     Series,
-    quiet_baseline,
     slower_block,
 )
 from sandbox.bench.trust import (
@@ -155,22 +155,28 @@ class FakeSession:
 SHAPE = BenchShape(name="s", fn="f", args=[])
 
 
+def quiet_baseline(sub: FakeSession, base: FakeSession) -> Series | None:
+    """Rounds.quiet_baseline of a shape whose outputs are never checked."""
+    rounds = Rounds(sub, base, SHAPE, "g", "cpu", 1.0, random.Random(1), lambda timed: None)  # type: ignore[arg-type]
+    return rounds.quiet_baseline()
+
+
 def test_the_quiet_baseline_stops_the_student_and_always_lets_it_go() -> None:
     sub, base = FakeSession(), FakeSession()
-    quiet = quiet_baseline(sub, base, SHAPE, "g", "cpu", 1.0, random.Random(1))  # type: ignore[arg-type]
+    quiet = quiet_baseline(sub, base)
     assert quiet is not None and len(quiet.times_ns) == QUIET_ROUNDS
     assert base.requests == 2 * (QUIET_WARMUP_ROUNDS + QUIET_ROUNDS)  # prepare + time
     assert sub.box.calls == [True, False] and sub.requests == 0
 
     failing = FakeSession()
     with pytest.raises(RuntimeError):
-        quiet_baseline(failing, FakeSession(fail_after=3), SHAPE, "g", "cpu", 1.0, random.Random(1))  # type: ignore[arg-type]
+        quiet_baseline(failing, FakeSession(fail_after=3))
     assert failing.box.calls == [True, False]
 
 
 def test_no_quiet_baseline_where_the_backend_cannot_stop_a_sandbox() -> None:
     sub, base = FakeSession(FakeBox(can_quiet=False)), FakeSession()
-    assert quiet_baseline(sub, base, SHAPE, "g", "cpu", 1.0, random.Random(1)) is None  # type: ignore[arg-type]
+    assert quiet_baseline(sub, base) is None
     assert base.requests == 0
 
 

@@ -21,7 +21,6 @@ import platform
 import secrets
 import threading
 from collections.abc import Iterator
-from types import TracebackType
 from typing import Any
 
 import torch
@@ -49,7 +48,7 @@ from sandbox.grader.session import (
     clamped,
     well_formed,
 )
-from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec
+from sandbox.host.backends.base import Backend, Closing, Sandbox, SandboxSpec
 from sandbox.problem import Case
 from sandbox.runner import calls, protocol
 
@@ -312,7 +311,7 @@ class _BaselineSession(Session):
             raise Fault(Verdict.IE, f"the baseline's sandbox failed: {fault.message}") from None
 
 
-class _BaselineBox:
+class _BaselineBox(Closing):
     """The baseline's sandbox, started in the background beside the student's (its start and
     torch import overlap the tests) and always closed on leaving the block, started or not.
     ``spec`` None: no benchmark, nothing started."""
@@ -342,17 +341,6 @@ class _BaselineBox:
             raise self._error
         assert self._box is not None
         return self._box
-
-    def __enter__(self) -> _BaselineBox:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Wait for a start in progress (never leave a sandbox behind), then destroy it."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import Self
 
 # Environment every backend gives the runner, beside its own HOME/TMPDIR/PATH. Large buffers
 # (>= 1 MiB) come from mmap and go back to the OS when freed: with glibc's adaptive default, a
@@ -78,7 +79,25 @@ class FrameTooLarge(SandboxError):
     """The runner sent a frame larger than ``max_frame_mib``: an output-limit matter."""
 
 
-class Sandbox(abc.ABC):
+class Closing:
+    """A context manager that calls ``close()`` on leaving (a sandbox, a baseline's box)."""
+
+    def close(self) -> object:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Sandbox(Closing, abc.ABC):
     """One live sandbox. Not thread-safe; one grader drives it."""
 
     @abc.abstractmethod
@@ -132,17 +151,6 @@ class Sandbox(abc.ABC):
         runner's hello: a submission may not leave processes running (sandbox/grader/session.py).
         Default: None."""
         return None
-
-    def __enter__(self) -> Sandbox:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class Backend(abc.ABC):

@@ -15,12 +15,11 @@ from typing import Any
 
 from docker.errors import APIError, NotFound
 
+from sandbox.host.backends import base
 from sandbox.host.backends.attach import AttachStream, FrameOverLimit
 from sandbox.host.backends.base import (
-    FrameTooLarge,
     Sandbox,
     SandboxDied,
-    SandboxError,
     SandboxExit,
     SandboxSpec,
     SandboxTimeout,
@@ -367,12 +366,12 @@ class DockerSandbox(Sandbox):
             return self._stream.take_frame()
         except FrameError as exc:
             self._kill()
-            raise SandboxError(
+            raise base.SandboxError(
                 f"garbage on the runner channel: {exc}", self._collect_exit(kill=True)
             ) from None
         except FrameOverLimit as exc:
             self._kill()
-            raise FrameTooLarge(
+            raise base.FrameTooLarge(
                 f"frame of {exc.length} bytes exceeds {self._spec.max_frame_mib} MiB",
                 self._collect_exit(kill=True),
             ) from None
