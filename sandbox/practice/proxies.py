@@ -170,11 +170,17 @@ class Remote:
         try:
             value = fn(*self.incoming(args), **self.incoming(kwargs))
             answer = protocol.callback_return()
-            values = {"value": _outgoing(value, self)}
-        except (Abort, ProxyUnsupported):
+            try:
+                values = {"value": _outgoing(value, self)}
+            except ProxyUnsupported as exc:
+                raise ProxyUnsupported(f"a function of the test returned to the student's code what "
+                                       f"the channel does not carry ({exc})") from None
+        except Abort:
             self.dead = True  # the student's call waits for an answer it will never get
             raise
         except BaseException as exc:  # noqa: BLE001 - the test's function raised: tell the student's code
+            # (ProxyUnsupported too: what it returned cannot cross, e.g. a generator of a test's own
+            # gpusim kernel; the student's call ends, the test is reported, the channel lives on)
             if self.raised is None:
                 self.raised = exc
             answer = protocol.callback_return(
