@@ -8,7 +8,8 @@ than ``MAX_EXPANSION_BYTES`` beyond the blob.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import torch
 
@@ -27,14 +28,21 @@ from sandbox.runner.wire import (
     span,
 )
 
+T = TypeVar("T")
+
+
+def _decode_number(text: Any, parse: Callable[[str], T], longest: int) -> T:
+    """``parse(text)`` of a number's text of at most ``longest`` characters, else a WireError."""
+    if not isinstance(text, str) or len(text) > longest:
+        raise WireError(f"bad {parse.__name__}")
+    try:
+        return parse(text)
+    except ValueError:
+        raise WireError(f"bad {parse.__name__}") from None
+
 
 def _decode_float(text: Any) -> float:
-    if not isinstance(text, str) or len(text) > 64:
-        raise WireError("bad float")
-    try:
-        return float(text)
-    except ValueError:
-        raise WireError("bad float") from None
+    return _decode_number(text, float, 64)
 
 
 class _Decoder:
@@ -176,13 +184,7 @@ class _Decoder:
                 raise WireError("bad bool")
             return node["v"]
         if tag == "int":
-            text = node.get("v")
-            if not isinstance(text, str) or len(text) > 4000:
-                raise WireError("bad int")
-            try:
-                return int(text)
-            except ValueError:
-                raise WireError("bad int") from None
+            return _decode_number(node.get("v"), int, 4000)
         if tag == "float":
             return _decode_float(node.get("v"))
         if tag == "str":
