@@ -67,7 +67,7 @@ log = logging.getLogger(__name__)
 SHIM_FUNCTIONS = (
     "__pj_call", "__pj_call_saved", "__pj_get", "__pj_invoke", "__pj_attr", "__pj_setattr", "__pj_iter",
     "__pj_next", "__pj_len", "__pj_item", "__pj_restore", "__pj_set", "__pj_module_get",
-    "__pj_module_set",
+    "__pj_module_set", "__pj_repr",
 )
 HANDLE_KEY = "__practice_handle__"
 GLOBAL_KEY = "__practice_global__"
@@ -309,7 +309,10 @@ class ObjectProxy:
         return self._call("__pj_item", key)
 
     def __repr__(self) -> str:
-        return f"<student's {object.__getattribute__(self, '_type')} object>"
+        try:  # its own repr, from the sandbox (what a test's message shows of it)
+            return str(self._call("__pj_repr"))
+        except Exception:  # noqa: BLE001 - a repr that raises is shown by its type
+            return f"<student's {object.__getattribute__(self, '_type')} object>"
 
 
 class SolutionModule(ModuleType):

@@ -19,7 +19,8 @@ op; what it returns travels back through the wire codec:
   a module the package gave the sandbox (the handbook's runtime, sandbox/practice/runtime.py),
   which the test uses through a proxy (a ``gpusim`` device array lives here, beside the kernel
   that writes it; a spy on ``gpusim.launch`` is set here);
-- ``__pj_item`` also takes a global's name: ``kernel[grid, block]``.
+- ``__pj_item`` also takes a global's name: ``kernel[grid, block]``;
+- ``__pj_repr(h)``: the object's own repr (a gpusim ``Stats`` in a test's failure message).
 
 A value that is not data (tensors, numpy values, numbers, strings, lists, tuples, dicts) is kept
 here and sent as ``{"__practice_handle__": n, "callable": bool, "type": name}``; the grader
@@ -201,6 +202,9 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
         target = lookup(handle) if type(handle) is str else objects[handle]
         return wrap(target[unwrap(key)])
 
+    def pj_repr(handle):
+        return str(repr(objects[handle]))[:2000]
+
     def pj_module_get(module, name):
         return wrap(getattr(_importlib.import_module(module), name))
 
@@ -217,7 +221,7 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
 
     for fn in (
         pj_call, pj_call_saved, pj_get, pj_invoke, pj_attr, pj_setattr, pj_iter, pj_next, pj_len, pj_item,
-        pj_restore, pj_set, pj_module_get, pj_module_set,
+        pj_restore, pj_set, pj_module_get, pj_module_set, pj_repr,
     ):
         g["__" + fn.__name__] = fn
 
