@@ -94,9 +94,9 @@ def practice_import_book(
     taken, slugs = _catalog()
     plan = book_numbers(entries, number, taken, slugs)
     if backend is None and plan:
-        from judge_site.submissions.engine import backend_from_settings
+        from judge_site.worker.engine import judge_engine
 
-        backend = backend_from_settings()
+        backend = judge_engine().backend()
     reports: list[dict[str, Any]] = []
     for entry in entries:
         started = time.monotonic()

@@ -18,9 +18,9 @@ from typing import Any, Literal
 from django.conf import settings
 from django.db import transaction
 
-from judge_site.catalog import zips
 from judge_site.catalog.models import Draft, Problem
-from judge_site.catalog.zips import MAX_FILES, MAX_UNPACKED_BYTES
+from judge_site.core import zips
+from judge_site.core.zips import MAX_FILES, MAX_UNPACKED_BYTES
 from sandbox.grader.check import public_cases_static
 from sandbox.grader.package import PackageError, ProblemPackage, load_package
 from sandbox.practice import PracticeError
@@ -29,7 +29,7 @@ from sandbox.practice import package as practice_package
 
 SyncStatus = Literal["created", "updated", "unchanged", "unpublished", "kept upload"]
 
-# The caps and path rules of every zip read are in catalog/zips.py (imported here by name too).
+# The caps and path rules of every zip read are in core/zips.py (imported here by name too).
 FOLDER_RE = re.compile(r"^[0-9]{2,5}-[a-z0-9][a-z0-9-]{0,90}$")
 # Fixed timestamp for every zip entry: the same package always exports to the same bytes.
 ZIP_EPOCH = (2020, 1, 1, 0, 0, 0)
@@ -201,7 +201,7 @@ def practice_import(
     "check": {"passed", "solution", "starter", "messages"}, "imported", "package_dir"}``.
     Raises PackageError, changing nothing, for a folder that cannot be read or a number or slug
     that belongs to another problem. A folder whose check fails changes nothing either."""
-    from judge_site.submissions import confinement
+    from judge_site.worker import confinement
     from sandbox.practice.package_check import check_practice
 
     try:
@@ -221,9 +221,9 @@ def practice_import(
     if holder is not None:
         raise PackageError(f"number {number} already belongs to problem {holder.slug!r}")
     if backend is None:
-        from judge_site.submissions.engine import backend_from_settings
+        from judge_site.worker.engine import judge_engine
 
-        backend = backend_from_settings()
+        backend = judge_engine().backend()
     dest = Path(dest_dir) if dest_dir is not None else Path(settings.JUDGE_PACKAGES_DIR) / "practice"
     dest.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".practice-", dir=dest))
@@ -242,6 +242,8 @@ def practice_import(
         check = check_practice(load_package(staged), backend, confinement.judge_function(backend))
         report["unsupported"] += [u.as_dict() for u in check.callbacks_at_run + check.refused_at_run]
         report["check"] = check.as_dict()
+        if check.cases is not None:  # a C++ / CUDA C++ folder: the cases its program printed
+            report["public_tests"], report["hidden_tests"] = check.cases
         if not check.passed:
             return report
         final = dest / staged.name

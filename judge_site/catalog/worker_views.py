@@ -1,5 +1,5 @@
 """The main host's side of "no shared disk": a worker host fetches a problem version by its
-content hash (judge_site/submissions/package_cache.py).
+content hash (judge_site/worker/package_cache.py).
 
 ``GET /internal/packages/<hash>.zip`` (WorkerPackagesMiddleware) answers only a request carrying the workers' token
 (JUDGE_WORKER_TOKEN, header X-Judge-Worker-Token, compared in constant time); a session or an
@@ -26,8 +26,9 @@ from django.views.decorators.http import require_GET
 
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import problem_export_zip
+from judge_site.core import gates
 from judge_site.core.middleware import private
-from judge_site.submissions.package_cache import TOKEN_HEADER, VERSION_RE
+from judge_site.worker.package_cache import TOKEN_HEADER, VERSION_RE
 from sandbox.grader.package import PackageError, package_version
 
 logger = logging.getLogger(__name__)
@@ -35,13 +36,9 @@ logger = logging.getLogger(__name__)
 
 def package_dir_of_version(version: str) -> Path | None:
     """The folder on this host holding content hash ``version`` (a problem's current version
-    or an uploaded one), or None."""
-    from judge_site.staff.models import ProblemVersion
-
+    or an uploaded one: the staff app names those, core/gates.py), or None."""
     candidates = list(Problem.objects.filter(version=version).values_list("package_dir", flat=True))
-    candidates += ProblemVersion.objects.filter(content_hash=version).values_list(
-        "package_dir", flat=True
-    )
+    candidates += gates.version_folders(version)
     for folder in dict.fromkeys(candidates):
         path = Path(folder)
         try:

@@ -8,7 +8,9 @@ else a ``Gate``. A reader answers whether a user who is not staff may read an un
 problem now (an exam's instructor; its student inside their own window): everyone else gets the
 catalog's usual 404 for it. A pin answers the package (folder, content hash) a submission must be judged
 against, or None for the problem's current version. A submission reader answers whether a user
-may read another user's submission (an instructor of a course of its author's).
+may read another user's submission (an instructor of a course of its author's). A version
+folder finder answers the folders on this host that may hold a package's content hash (the
+staff app's uploaded versions), for the package server a worker host fetches from.
 """
 
 from __future__ import annotations
@@ -40,11 +42,13 @@ ProblemGate = Callable[[Any, Any, datetime], "Gate | None"]
 PackagePin = Callable[[Any], "tuple[str, str] | None"]
 UnpublishedReader = Callable[[Any, Any, datetime], bool]
 SubmissionReader = Callable[[Any, Any], bool]
+VersionFolders = Callable[[str], "list[str]"]
 
 _gates: list[ProblemGate] = []
 _pins: list[PackagePin] = []
 _readers: list[UnpublishedReader] = []
 _submission_readers: list[SubmissionReader] = []
+_version_folders: list[VersionFolders] = []
 
 
 def register_problem_gate(gate: ProblemGate) -> None:
@@ -65,6 +69,16 @@ def register_unpublished_reader(reader: UnpublishedReader) -> None:
 def register_submission_reader(reader: SubmissionReader) -> None:
     if reader not in _submission_readers:
         _submission_readers.append(reader)
+
+
+def register_version_folders(finder: VersionFolders) -> None:
+    if finder not in _version_folders:
+        _version_folders.append(finder)
+
+
+def version_folders(version: str) -> list[str]:
+    """The folders the registered finders name for content hash ``version`` (unchecked)."""
+    return [folder for finder in _version_folders for folder in finder(version)]
 
 
 def reads_submission(user: Any, submission: Any) -> bool:

@@ -9,6 +9,9 @@ class StaffConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.admin.models import LogEntry
 
+        from judge_site.core import gates
+        from judge_site.staff.services.packages import version_folders
         from judge_site.staff.signals import mirror_admin_log
 
         post_save.connect(mirror_admin_log, sender=LogEntry, dispatch_uid="staff-audit-admin")
+        gates.register_version_folders(version_folders)  # the package server's uploads

@@ -16,7 +16,6 @@ from django.views.decorators.http import require_POST
 
 from judge_site.accounts.tokens import user_for_key
 from judge_site.catalog.models import Problem
-from judge_site.catalog.zips import MAX_ZIP_BYTES
 from judge_site.core.middleware import private
 from judge_site.core.roles import (
     CAPABILITIES,
@@ -28,7 +27,8 @@ from judge_site.core.roles import (
     can,
     capability_required,
 )
-from judge_site.staff import heartbeat, selectors
+from judge_site.core.zips import MAX_ZIP_BYTES
+from judge_site.staff import selectors
 from judge_site.staff.models import CheckStatus, ProblemVersion, Rejudge, RejudgeItem
 from judge_site.staff.services import ops
 from judge_site.staff.services.books import is_book_zip, practice_book_upload
@@ -44,6 +44,7 @@ from judge_site.staff.services.packages import (
 )
 from judge_site.staff.services.rejudge import rejudge_problem, rejudge_submission
 from judge_site.submissions.models import Submission
+from judge_site.worker import heartbeat
 
 
 @capability_required(*CAPABILITIES)

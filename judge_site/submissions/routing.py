@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 
 from judge_site.catalog.models import Device, Problem
-from judge_site.submissions.images import SandboxImageError, requirement_images
+from judge_site.worker.images import SandboxImageError, requirement_images
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ GPU_SEEN_TTL_S = 10.0
 
 def gpu_workers_present() -> bool:
     """Whether a worker that holds a GPU is here: JUDGE_GPU_ENABLED, or a live heartbeat
-    (staff/heartbeat.py) naming the ``gpu`` queue or JUDGE_GPU_REJUDGE_QUEUE. The Redis look
+    (judge_site/worker/heartbeat.py) naming the ``gpu`` queue or JUDGE_GPU_REJUDGE_QUEUE. The Redis look
     is cached for GPU_SEEN_TTL_S; Redis away counts as no GPU worker seen."""
     if settings.JUDGE_GPU_ENABLED:
         return True
@@ -91,7 +91,7 @@ def gpu_queue_served(queues: list[str]) -> bool:
 def _live_beats() -> list[dict[str, Any]]:
     import json
 
-    from judge_site.staff import heartbeat
+    from judge_site.worker import heartbeat
 
     client = heartbeat.redis_client()
     beats = []

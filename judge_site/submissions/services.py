@@ -8,32 +8,32 @@ judging can never overwrite a newer one. Zero rows updated means someone else go
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ImproperlyConfigured
-from django.db import InterfaceError, OperationalError, connections, transaction
+from django.db import transaction
 from django.db.models import F
-from django.http import JsonResponse
 from django.utils import timezone
-from kombu.exceptions import OperationalError as KombuOperationalError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.core import gates
-from judge_site.core.api import ApiError, error
 from judge_site.core.queueing import enqueue
 from judge_site.submissions import aggregates, scratch, signals
+from judge_site.submissions.admission import SubmissionError, check_rate_and_caps
+from judge_site.submissions.faults import (
+    BROKER_ERRORS,
+    DB_ERRORS,
+    Heartbeat,
+    db_retry,
+    drop_connections,
+)
 from judge_site.submissions.models import (
     Mode,
     Status,
@@ -43,43 +43,14 @@ from judge_site.submissions.models import (
 )
 from judge_site.submissions.outcomes import Claim, JudgeOutcome, Outcome
 from judge_site.submissions.routing import judging_route, queue_for
+from judge_site.worker.engine import judge_engine
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 # Infrastructure faults (a broken worker, a Docker hiccup, a worker that died) are retried this
 # many times in all before the submission ends as IE.
 MAX_ATTEMPTS = 3
 RETRY_COUNTDOWN_S = 5
-# While it judges, a worker refreshes the submission's heartbeat_at this often; the reaper
-# takes a judging whose heartbeat is older than settings.JUDGE_HEARTBEAT_STALE_S as lost.
-HEARTBEAT_EVERY_S = 5.0
-# A write the judging cannot do without (the claim, the verdict) waits this long for a
-# database that went away (a restart) before the task gives up and the reaper takes over.
-DB_WAIT_S = 120.0
-
-# Transient faults of the database or the broker: waited out and retried, never a verdict.
-DB_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
-BROKER_ERRORS: tuple[type[BaseException], ...] = (
-    KombuOperationalError,
-    RedisConnectionError,
-    RedisTimeoutError,
-    ConnectionError,
-    TimeoutError,
-)
-TRANSIENT_ERRORS = DB_ERRORS + BROKER_ERRORS
-
-
-class SubmissionError(ApiError):
-    """Bad input for a submission; ``field`` names what is wrong, the message says why (the
-    API answers ``"<field>: <message>"``)."""
-
-    def __init__(self, field: str, message: str, status: int = 400) -> None:
-        super().__init__(message, status)
-        self.field = field
-
-    def response(self) -> JsonResponse:
-        return error(f"{self.field}: {self.message}", self.status)
 
 
 def _enqueue(submission_id: int, queue: str, countdown: float = 0) -> None:
@@ -139,17 +110,7 @@ def submission_create(
     with transaction.atomic():
         # Lock the user's row so that concurrent requests of one user count each other.
         User.objects.select_for_update().filter(pk=user.pk).first()
-        limit = settings.JUDGE_RATE_LIMIT_PER_MINUTE
-        since = timezone.now() - timedelta(seconds=60)
-        recent = Submission.objects.filter(user_id=user.pk, created_at__gte=since).count()
-        if recent >= limit:
-            raise SubmissionError(
-                "rate",
-                f"too many runs: at most {limit} runs and submissions per minute; "
-                "wait a minute and try again",
-                status=429,
-            )
-        _check_in_flight_caps(user.pk, address)
+        check_rate_and_caps(user.pk, address)
         submission = Submission.objects.create(
             user_id=user.pk,
             problem=problem,
@@ -167,117 +128,26 @@ def submission_create(
     return submission
 
 
-def _check_in_flight_caps(user_id: int, address: str | None) -> None:
-    """Refuse a judging beyond the caps on judgings queued or running (0: no cap)."""
-    in_flight = Submission.objects.filter(status__in=[Status.QUEUED, Status.RUNNING])
-    per_user = settings.JUDGE_MAX_QUEUED_PER_USER
-    if per_user and in_flight.filter(user_id=user_id).count() >= per_user:
-        raise SubmissionError(
-            "rate",
-            f"you already have {per_user} judgings waiting or running; "
-            "wait for one to finish and try again",
-            status=429,
-        )
-    per_address = settings.JUDGE_MAX_QUEUED_PER_ADDRESS
-    if per_address and address and in_flight.filter(client_ip=address).count() >= per_address:
-        raise SubmissionError(
-            "rate",
-            f"{per_address} judgings sent from your network address are waiting or running; "
-            "wait for them to finish and try again",
-            status=429,
-        )
-
-
-# Indirections so tests can replace the engine without importing torch-heavy modules.
+# The process's engine (judge_site/worker/engine.py), reached through two seams that tests
+# replace (a fake engine: no torch, no Docker, no package on disk).
 def _load_package(package_dir: str) -> Any:
+    """The package in this host's folder ``package_dir``."""
     from sandbox.grader.package import load_package
 
     return load_package(package_dir)
 
 
 def package_of(package_dir: str, version: str) -> Any:
-    """The package a judging uses: from this host's own folder (``_load_package``), or, on a
-    worker host with JUDGE_PACKAGE_SOURCE, exactly content hash ``version`` from its cache or
-    the main host (package_cache.PackageFetchError, naming the version and source, if not)."""
-    from judge_site.submissions import package_cache
-
-    config = package_cache.config_from_settings()
-    if config is None:
-        return _load_package(package_dir)
-    return package_cache.package_for(config, package_dir, version)
+    """The package a judging uses: this host's folder (``_load_package``), or, on a worker host
+    with JUDGE_PACKAGE_SOURCE, exactly content hash ``version`` (JudgeEngine.package)."""
+    return judge_engine().package(package_dir, version, load=_load_package)
 
 
 def _judge_source(package: Any, source: str, mode: str, on_progress: Callable[[Any], None],
                   secret_seed: int | None = None, **scratch: str) -> Any:
     """``scratch``: ``script=`` for a scratch run (passed only then)."""
-    from judge_site.submissions.engine import judge_source
-    from sandbox.grader.contracts import Mode as EngineMode
-
-    return judge_source(package, source, EngineMode(mode), on_progress=on_progress,
-                        secret_seed=secret_seed, **scratch)
-
-
-def _drop_connections() -> None:
-    """Close this thread's database connections (outside a transaction) so that the next query
-    reconnects, instead of failing again on a connection the database has closed."""
-    for conn in connections.all(initialized_only=True):
-        if not conn.in_atomic_block:
-            conn.close()
-
-
-def _db_retry(what: str, write: Callable[[], T], wait_s: float = DB_WAIT_S) -> T:
-    """``write()``, retried with backoff for up to ``wait_s`` while the database is unavailable
-    (a restart: "the database system is shutting down", connection refused); then raised."""
-    deadline = time.monotonic() + wait_s
-    delay_s = 0.5
-    while True:
-        try:
-            return write()
-        except DB_ERRORS as exc:
-            if time.monotonic() + delay_s > deadline:
-                raise
-            logger.warning(
-                "%s: the database is unavailable (%s); again in %.1f s", what, exc, delay_s
-            )
-            _drop_connections()
-            time.sleep(delay_s)
-            delay_s = min(delay_s * 2, 5.0)
-
-
-class _Heartbeat:
-    """A thread that refreshes ``heartbeat_at`` of the submission this worker judges, every
-    HEARTBEAT_EVERY_S, as long as it holds the claim (attempt token). A worker that dies stops
-    beating; the reaper then gives the judging to another worker in about
-    JUDGE_HEARTBEAT_STALE_S, not at the task's hard time limit."""
-
-    def __init__(self, submission_id: int, token: Any) -> None:
-        self._mine = Submission.objects.filter(
-            pk=submission_id, attempt_token=token, status=Status.RUNNING
-        )
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, name=f"heartbeat-{submission_id}", daemon=True
-        )
-
-    def __enter__(self) -> _Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(HEARTBEAT_EVERY_S):
-                try:
-                    if not self._mine.update(heartbeat_at=timezone.now()):
-                        return  # the claim is gone (reaped, or finished): nothing to keep alive
-                except DB_ERRORS as exc:
-                    logger.warning("heartbeat: the database is unavailable (%s)", exc)
-                    _drop_connections()
-        finally:
-            connections.close_all()  # this thread's own connections
+    return judge_engine().judge(package, source, mode, on_progress=on_progress,
+                                secret_seed=secret_seed, **scratch)
 
 
 def _claim(submission: Submission) -> uuid.UUID | Claim:
@@ -305,7 +175,7 @@ def _claim(submission: Submission) -> uuid.UUID | Claim:
             attempts=F("attempts") + 1,
             started_at=now,
             heartbeat_at=now,
-            worker=_worker_name(),
+            worker=judge_engine().worker_name,
             tests=[],
             tests_filtered=False,
             benchmark=None,
@@ -326,7 +196,7 @@ def _hand_off(user_id: int, judged_id: int) -> None:
     may still be waiting too: the second to arrive finds it claimed and does nothing. A hand-off
     lost with a dying worker is made good by the reaper."""
     try:
-        nxt = _db_retry(
+        nxt = db_retry(
             "hand-off",
             lambda: (
                 Submission.objects.filter(user_id=user_id, status=Status.QUEUED)
@@ -346,7 +216,7 @@ def _hand_off(user_id: int, judged_id: int) -> None:
 def submission_judge(submission_id: int) -> JudgeOutcome:
     """Judge one submission (called by the Celery task). Safe to call twice, and again after
     any fault: the claim lets one call judge, the attempt token guards every later write."""
-    submission = _db_retry(
+    submission = db_retry(
         f"submission {submission_id}",
         lambda: Submission.objects.select_related("problem").filter(pk=submission_id).first(),
     )
@@ -354,14 +224,14 @@ def submission_judge(submission_id: int) -> JudgeOutcome:
         return JudgeOutcome(Outcome.SKIPPED, "not queued")
     picked = time.monotonic()  # phases: the queue wait ends here
     queue_wait_s = (timezone.now() - (submission.queued_at or submission.created_at)).total_seconds()
-    token = _db_retry(f"submission {submission_id}: claim", lambda: _claim(submission))
+    token = db_retry(f"submission {submission_id}: claim", lambda: _claim(submission))
     if token is Claim.BUSY:
         # No new message: the user's running judging hands off to this one when it ends.
         return JudgeOutcome(Outcome.BUSY, "another judging of this user is running")
     if token is Claim.TAKEN:
         return JudgeOutcome(Outcome.SKIPPED, "claimed by someone else")
     try:
-        with _Heartbeat(submission.pk, token):
+        with Heartbeat(submission.pk, token):
             return _judge_claimed(submission, token, {"queue_wait": queue_wait_s}, picked)
     finally:
         _hand_off(submission.user_id, submission.pk)
@@ -378,7 +248,7 @@ def _judge_claimed(
     sid = submission.pk
     site: dict[str, float] = dict(phases or {})
     picked = picked if picked is not None else time.monotonic()
-    attempts = _db_retry(
+    attempts = db_retry(
         f"submission {sid}",
         lambda: Submission.objects.values_list("attempts", flat=True).get(pk=sid),
     )
@@ -400,12 +270,12 @@ def _judge_claimed(
             site["progress_writes"] = site.get("progress_writes", 0.0) + time.monotonic() - start
         except DB_ERRORS as exc:  # live progress is best effort; the verdict's write waits
             logger.warning("submission %s: progress not saved (%s)", sid, exc)
-            _drop_connections()
+            drop_connections()
 
     def retry_or_fail(exc: Exception, final_message: str) -> JudgeOutcome:
         """An infrastructure fault: queued again with a countdown, or IE after MAX_ATTEMPTS."""
         if attempts < MAX_ATTEMPTS:
-            requeued = _db_retry(
+            requeued = db_retry(
                 f"submission {sid}: requeue",
                 lambda: mine.update(
                     status=Status.QUEUED,
@@ -423,7 +293,7 @@ def _judge_claimed(
         return JudgeOutcome(Outcome.FAILED, str(exc))
 
     # An exam's submission is judged against the version frozen when the exam opened.
-    package_dir, version = _db_retry(f"submission {sid}: pin", lambda: gates.package_pin(
+    package_dir, version = db_retry(f"submission {sid}: pin", lambda: gates.package_pin(
         submission)) or (submission.problem.package_dir, submission.problem.version)
     try:
         package = package_of(package_dir, version)
@@ -453,7 +323,7 @@ def _judge_claimed(
         fields["environment"] = {**fields["environment"], "routing": note}
     fields["environment"] = _with_phases(fields["environment"], site)
     saving = time.monotonic()
-    finished = _db_retry(
+    finished = db_retry(
         f"submission {sid}: verdict",
         lambda: _finish(mine, submission, status=Status.DONE, finished_at=timezone.now(), **fields),
     )
@@ -467,7 +337,7 @@ def _judge_claimed(
             environment=_with_phases(fields["environment"], saved)
         )
     except DB_ERRORS:
-        _drop_connections()
+        drop_connections()
     logger.info("submission %s: judged %s (attempt %s)", sid, fields["verdict"], attempts)
     return JudgeOutcome(Outcome.JUDGED, fields["verdict"])
 
@@ -500,10 +370,5 @@ def _finish_internal(submission_id: int, token: Any, message: str) -> int:
         return _finish(guard, sub, status=Status.DONE, verdict=VerdictChoice.IE,
                        message=message, finished_at=timezone.now())
 
-    return _db_retry(f"submission {submission_id}: IE", write)
+    return db_retry(f"submission {submission_id}: IE", write)
 
-
-def _worker_name() -> str:
-    from judge_site.submissions import engine
-
-    return engine.worker_name()

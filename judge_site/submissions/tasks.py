@@ -15,7 +15,11 @@ from celery.signals import (
 )
 from django.conf import settings
 
-from judge_site.submissions import engine, gpus, reaper, services
+from judge_site.submissions import reaper, services
+from judge_site.submissions.faults import TRANSIENT_ERRORS
+from judge_site.worker import gpus
+from judge_site.worker.backends import remove_own_pooled
+from judge_site.worker.engine import judge_engine
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +31,7 @@ logger = logging.getLogger(__name__)
     # A database or broker that went away (a restart) fails the task before or after the
     # judging: it is tried again with backoff (Celery closes the database connections around
     # every task, so the retry reconnects). What escapes every retry is found by the reaper.
-    autoretry_for=services.TRANSIENT_ERRORS,
+    autoretry_for=TRANSIENT_ERRORS,
     retry_backoff=2,
     retry_backoff_max=30,
     retry_jitter=False,
@@ -67,7 +71,7 @@ def _name_sandboxes(sender: Any = None, options: Any = None, **_: Any) -> None:
     """The worker's node name labels its sandboxes (inherited by its judging processes). A
     worker of the gpu queue on a host where no GPU is found refuses to start (gpus.py)."""
     if sender:
-        engine.set_worker_name(str(sender))
+        judge_engine().worker_name = str(sender)
     gpus.require_for_queues((options or {}).get("queues"))
 
 
@@ -78,12 +82,13 @@ def _sweep_orphans(sender: Any = None, **_: Any) -> None:
     own judgings has begun yet: a worker restarted mid-judging leaves the sandbox of that
     judging here), and any old enough to be an orphan of another worker."""
     if _judges(sender):
-        engine.remove_own_pooled()
+        engine = judge_engine()
+        remove_own_pooled()
         engine.remove_own_sandboxes()
         engine.reap_orphans(force=True)
         try:  # its judgings cut short: to a worker again at once (else the reaper, in ~30 s)
-            reaper.submission_give_back_own(engine.worker_name())
-        except services.TRANSIENT_ERRORS as exc:
+            reaper.submission_give_back_own(engine.worker_name)
+        except TRANSIENT_ERRORS as exc:
             logger.warning("giving back this worker's judgings failed: %s", exc)
 
 
@@ -94,17 +99,18 @@ def _start_pool(**_: Any) -> None:
     from billiard.process import current_process
 
     index = int(getattr(current_process(), "index", 0) or 0)
-    engine.pin_worker_process(index)
+    engine = judge_engine()  # the worker's, inherited at the fork: this process's own from now on
+    engine.pin(index)
     gpus.hold(index)
     engine.enable_pool(settings.JUDGE_SANDBOX_POOL_SIZE)
 
 
 @worker_process_shutdown.connect
 def _stop_pool(**_: Any) -> None:
-    engine.close_pools()
+    judge_engine().close()
 
 
 @worker_shutdown.connect
 def _remove_pooled(**_: Any) -> None:
-    engine.close_pools()  # the solo pool judges in the main process
-    engine.remove_own_pooled()
+    judge_engine().close()  # the solo pool judges in the main process
+    remove_own_pooled()

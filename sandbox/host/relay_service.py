@@ -27,7 +27,7 @@ from sandbox.host.backends.base import Backend, Sandbox, SandboxError, SandboxSp
 from sandbox.runner import protocol
 
 MAX_OPEN_BOXES = 4  # open at once for one job: the student's and the baseline's, and spare
-# The trust domain of the repository's own problems (judge_site/submissions/confinement.py):
+# The trust domain of the repository's own problems (judge_site/worker/confinement.py):
 # the only one whose grader may have a sandbox kept between judgings (the baseline's, which
 # runs the catalog's kernels; sandbox/host/backends/kept.py).
 CATALOG_DOMAIN = "catalog"

@@ -1,5 +1,5 @@
 """GPU hosts without a GPU: discovery faked at its boundary (the nvidia-smi call), the rest real
-(judge_site/submissions/gpus.py, the gpus command, the worker's start, engine.gpu_for)."""
+(judge_site/worker/gpus.py, the gpus command, the worker's start, engine.gpu_for)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
 
-from judge_site.submissions import engine, gpus, tasks
+from judge_site.submissions import tasks
+from judge_site.worker import engine, gpus
 
 TWO_GPUS = (
     "GPU 0: NVIDIA H200 (UUID: GPU-5c2a6f1e-0000-1111-2222-333344445555)\n"

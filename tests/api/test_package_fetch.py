@@ -19,9 +19,10 @@ from judge_cast import make_problem, token_for
 from zip_damage import with_bad_crc, zip_of
 
 from judge_site.catalog.services import problem_export_zip
-from judge_site.submissions import package_cache, services
+from judge_site.submissions import services
 from judge_site.submissions.models import Status, Submission
-from judge_site.submissions.package_cache import CacheConfig, PackageFetchError, evict, package_for
+from judge_site.worker import package_cache
+from judge_site.worker.package_cache import CacheConfig, PackageFetchError, evict, package_for
 from sandbox.grader.package import package_version
 
 BUILT_IN = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"

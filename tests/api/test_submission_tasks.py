@@ -15,7 +15,7 @@ from django.utils import timezone
 from judge_cast import FakeEngine, make_problem
 
 from judge_site.celery import app
-from judge_site.submissions import broker, reaper, routing, services, tasks
+from judge_site.submissions import broker, faults, reaper, routing, services, tasks
 from judge_site.submissions.models import Status, Submission
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -102,7 +102,7 @@ def test_a_worker_that_stops_beating_is_noticed_in_seconds(alice, problem, enque
 
 
 def test_the_heartbeat_is_refreshed_while_judging(alice, problem, enqueued, monkeypatch):
-    monkeypatch.setattr(services, "HEARTBEAT_EVERY_S", 0.05)
+    monkeypatch.setattr(faults, "HEARTBEAT_EVERY_S", 0.05)
     sub = services.submission_create(alice, problem, GOOD, "run")
     beats = []
     engine = FakeEngine()
@@ -179,7 +179,7 @@ def test_one_users_judgings_all_finish_one_at_a_time(alice, bob, problem, enqueu
 
 
 def test_the_verdict_waits_out_a_database_restart(alice, problem, enqueued, fake_engine, monkeypatch):
-    monkeypatch.setattr(services.time, "sleep", lambda s: None)
+    monkeypatch.setattr(faults.time, "sleep", lambda s: None)
     real_update = QuerySet.update
     failures = []
 
@@ -224,9 +224,9 @@ def test_the_problem_page_says_where_this_site_judges_it(client, alice, settings
 def test_a_restarted_worker_gives_back_its_judgings_at_once(
     alice, bob, problem, enqueued, monkeypatch
 ):
-    from judge_site.submissions import engine
+    from judge_site.worker.engine import judge_engine
 
-    monkeypatch.setattr(engine, "_worker_name", "cpu@box")
+    monkeypatch.setattr(judge_engine(), "worker_name", "cpu@box")
     mine = services.submission_create(alice, problem, GOOD, "run")
     theirs = services.submission_create(bob, problem, GOOD, "run")
     for sub in (mine, theirs):

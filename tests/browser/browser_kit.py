@@ -44,7 +44,7 @@ PROBLEM_48 = ROOT / "problems" / "048-embedding-tied-head-padding"
 
 
 def real_engine_available() -> bool:
-    return importlib.util.find_spec("judge_site.submissions.engine") is not None
+    return importlib.util.find_spec("judge_site.worker.engine") is not None
 
 
 def browser_backend(docker: bool = False) -> str:

@@ -3,7 +3,7 @@ submission is not lost. The reaper of stuck judgings (celery beat, submissions.r
 queues it again once the dead worker's heartbeat is JUDGE_HEARTBEAT_STALE_S old (seconds, not
 the task's hard time limit), a new worker judges it to the end,
 and the sandbox the dead worker left on the Docker engine is removed by the new worker (of
-the same name) when it starts (judge_site/submissions/engine.py, remove_own_sandboxes)."""
+the same name) when it starts (judge_site/worker/engine.py, remove_own_sandboxes)."""
 
 from __future__ import annotations
 

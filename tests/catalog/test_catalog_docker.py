@@ -42,7 +42,7 @@ def _sandbox_enforced_solution(package_dir: Path) -> tuple[str, Path] | None:
 @pytest.mark.parametrize("package_dir", DOCKER_PACKAGES, ids=[p.name for p in DOCKER_PACKAGES])
 def test_docker_judges_reference_and_a_limit_solution(package_dir: Path) -> None:
     require_docker()
-    from judge_site.submissions.images import image_for
+    from judge_site.worker.images import image_for
     from sandbox.grader.entry import judge
     from sandbox.host.backends.base import get_backend
 
@@ -80,8 +80,8 @@ def test_the_site_checks_a_triton_package_in_the_triton_image(tmp_path: Path) ->
 
     from django.test import override_settings
 
-    from judge_site.submissions.engine import backend_from_settings
-    from judge_site.submissions.images import image_for
+    from judge_site.worker.engine import JudgeEngine
+    from judge_site.worker.images import image_for
     from sandbox.grader.check import check_package
 
     require_docker()
@@ -89,7 +89,7 @@ def test_the_site_checks_a_triton_package_in_the_triton_image(tmp_path: Path) ->
     copy = tmp_path / P56.name
     shutil.copytree(P56, copy, ignore=shutil.ignore_patterns("__pycache__", "solutions"))
     with override_settings(JUDGE_BACKEND="docker"):
-        report = check_package(load_package(copy), backend_from_settings(), bench=True)
+        report = check_package(load_package(copy), JudgeEngine().backend(), bench=True)
     assert not report.skipped and report.ok, report.render()
     items = {item.name: item for item in report.items}
     assert items["starter fails"].ok

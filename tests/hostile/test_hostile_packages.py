@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from judge_site.submissions import confinement, engine
+from judge_site.worker import confinement
+from judge_site.worker.engine import JudgeEngine
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.package import load_package
 
@@ -148,7 +149,7 @@ def test_a_hostile_tests_py_reaches_nothing_in_a_judging(confined_docker: None, 
     folder, mark = _hostile_package(tmp_path)
     os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     package = load_package(folder)
-    result = engine.judge_source(package, (TOY / "solution.py").read_text(), Mode.RUN)
+    result = JudgeEngine().judge(package, (TOY / "solution.py").read_text(), Mode.RUN)
     assert result.environment.get("grader") == "confined", result
     probe = next(t for t in result.tests if t.name == "probe")
     assert probe.verdict == Verdict.WA
@@ -165,7 +166,7 @@ def test_the_package_check_runs_the_package_confined_too(confined_docker: None, 
     folder, mark = _hostile_package(tmp_path)
     shutil.rmtree(folder / "solutions")  # the reference and the starter are enough here
     package = load_package(folder)
-    backend = engine.backend_from_settings()
+    backend = JudgeEngine().backend()
     report = confinement.check_package(package, backend, bench=False)
     reference = next(i for i in report.items if i.name.startswith("reference"))
     assert not reference.ok and "probe=WA" in reference.detail, reference
@@ -191,7 +192,7 @@ def test_a_hostile_practice_test_py_reaches_nothing(confined_docker: None, tmp_p
         tests.write(probe + "\n\ndef test_example_probe():\n"
                     "    raise AssertionError('PROBE ' + _json.dumps(_probe()))\n")
     package = load_package(practice_folder.write_package(practice_folder.read_folder(folder), tmp_path / "p", 7))
-    result = engine.judge_source(package, (PRACTICE_TOY / "solution.py").read_text(), Mode.RUN)
+    result = JudgeEngine().judge(package, (PRACTICE_TOY / "solution.py").read_text(), Mode.RUN)
     assert result.environment.get("grader") == "confined", result
     probe_result = next(t for t in result.tests if t.name == "test_example_probe")
     assert probe_result.verdict == Verdict.WA, probe_result
@@ -205,7 +206,7 @@ def test_a_built_in_problem_is_judged_confined_with_its_verdicts(confined_docker
     good = (package.path / "solutions" / "AC" / "gather.py").read_text()
     wrong = (package.path / "solutions" / "WA" / "side_ignored.py").read_text()
     seen: list[str] = []
-    result = engine.judge_source(package, good, Mode.RUN, on_progress=lambda t: seen.append(t.name))
+    result = JudgeEngine().judge(package, good, Mode.RUN, on_progress=lambda t: seen.append(t.name))
     assert (result.verdict, result.environment.get("grader")) == (Verdict.AC, "confined")
     assert seen == [t.name for t in result.tests] and seen  # progress came through the relay
-    assert engine.judge_source(package, wrong, Mode.RUN).verdict == Verdict.WA
+    assert JudgeEngine().judge(package, wrong, Mode.RUN).verdict == Verdict.WA

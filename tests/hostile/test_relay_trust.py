@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from judge_site.submissions import engine
+from judge_site.worker.engine import JudgeEngine
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.package import load_package
 from sandbox.host.backends.base import get_backend
@@ -83,16 +83,18 @@ def _attacker(tmp_path: Path) -> Path:
 
 @pytest.mark.docker
 @pytest.mark.slow
-@pytest.mark.usefixtures("pooling")
-def test_an_authors_trusted_start_never_reaches_a_catalog_submit(tmp_path: Path) -> None:
+def test_an_authors_trusted_start_never_reaches_a_catalog_submit(
+    tmp_path: Path, pooling: JudgeEngine  # noqa: F811 - the fixture
+) -> None:
     """The attack, then the catalog's own keeping: the second Submit of a worker process reuses
     the catalog's baseline sandbox (``baseline_sandbox == "kept"``) with the same verdict and a
     believed speedup, while the student's sandbox is still a new one."""
     import docker
 
-    keeper = engine.backend_from_settings(requires=[]).keeper  # type: ignore[attr-defined]
-    attack = engine.judge_source(load_package(_attacker(tmp_path)), (TOY / "solution.py").read_text(),
-                                 Mode.RUN)
+    engine = pooling
+    keeper = engine.backend(requires=[]).keeper  # type: ignore[attr-defined]
+    attack = engine.judge(load_package(_attacker(tmp_path)), (TOY / "solution.py").read_text(),
+                          Mode.RUN)
     probe = next(t for t in attack.tests if t.name == "probe")
     assert "PROBE " in probe.message, (attack.verdict, attack.message, probe)
     found: dict[str, Any] = json.loads(probe.message.split("PROBE ", 1)[1].strip().splitlines()[0])
@@ -103,16 +105,16 @@ def test_an_authors_trusted_start_never_reaches_a_catalog_submit(tmp_path: Path)
 
     package = load_package(P48)
     correct = (P48 / "solutions" / "AC" / "gather.py").read_text()
-    first = engine.judge_source(package, correct, Mode.SUBMIT)
+    first = engine.judge(package, correct, Mode.SUBMIT)
     assert first.verdict == Verdict.AC, first.message
     assert first.environment["baseline_sandbox"] in ("fresh", "pooled")  # not the planted one
-    second = engine.judge_source(package, correct, Mode.SUBMIT)
+    second = engine.judge(package, correct, Mode.SUBMIT)
     assert second.verdict == Verdict.AC, second.message
     assert second.environment["baseline_sandbox"] == "kept"
     assert second.environment["sandbox"] in ("fresh", "pooled")  # never the kept one
     assert second.benchmark is not None and 0.5 < second.benchmark.speedup < 2.0
     slow = (P48 / "solutions" / "AC" / "python_loops.py").read_text()
-    third = engine.judge_source(package, slow, Mode.SUBMIT)
+    third = engine.judge(package, slow, Mode.SUBMIT)
     assert third.verdict == Verdict.AC and third.benchmark is not None
     assert (
         third.benchmark.speedup < 0.5
@@ -123,7 +125,7 @@ def test_an_authors_trusted_start_never_reaches_a_catalog_submit(tmp_path: Path)
     ours = [kept.box.container_id for kept in keeper._idle.values()]
     assert len(ours) == 1 and ours[0]
 
-    engine.close_pools()
+    engine.close()
     client = docker.from_env()
     assert not _left_after(client, {"id": ours}, within_s=10), (
         "closing the pools leaves no kept sandbox behind"

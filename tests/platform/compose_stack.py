@@ -138,7 +138,7 @@ def scripts_up_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack
         "JUDGE_RATE_LIMIT_PER_MINUTE": "100",
         # The reaper's clock, faster than the defaults (30/45/15 s) so that a dead worker's
         # judgings come back sooner (the fault suite, the second host's death); the rules are
-        # the same. Stale after 4 missed beats (services.HEARTBEAT_EVERY_S is 5 s).
+        # the same. Stale after 4 missed beats (faults.HEARTBEAT_EVERY_S is 5 s).
         "JUDGE_HEARTBEAT_STALE_S": "20",
         "JUDGE_REQUEUE_AFTER_S": "20",
         "JUDGE_REAP_EVERY_S": "5",

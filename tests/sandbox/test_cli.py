@@ -15,7 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
-from judge_site.submissions.engine import backend_from_settings, gpu_for
+from judge_site.worker.engine import JudgeEngine, gpu_for
 from sandbox.__main__ import main as offline_main
 from sandbox.grader.package import load_package
 
@@ -103,20 +103,19 @@ def test_manage_py_judge_seed_judges_with_that_secret_and_shows_what_a_student_s
     """``--seed`` reaches the engine; the output is still the student's view (the JSON's keys
     unchanged, no seed in it; a hidden test says its category only). That a seed gives the
     same hidden inputs again: tests/sandbox/test_grader.py."""
-    from judge_site.submissions import engine
     from sandbox.grader.contracts import JudgeResult, TestResult, Verdict, WrongKind
 
     seen: list[int | None] = []
 
-    def fake_judge(package: object, source: str, mode: object, on_progress: object = None,
-                   secret_seed: int | None = None) -> JudgeResult:
+    def fake_judge(engine: JudgeEngine, package: object, source: str, mode: object,
+                   on_progress: object = None, secret_seed: int | None = None) -> JudgeResult:
         seen.append(secret_seed)
         large = TestResult("large", False, Verdict.WA, "values differ\nworst element at index [7]",
                            WrongKind.VALUE, 3.0, {"index": [7], "expected": 1.5, "got": 2.5})
         return JudgeResult(Verdict.WA, [large], None, {"backend": "local"}, "", "v1",
                            secret_seed if secret_seed is not None else 99)
 
-    monkeypatch.setattr(engine, "judge_source", fake_judge)
+    monkeypatch.setattr(JudgeEngine, "judge", fake_judge)
     wrong = str(TOY / "solutions" / "WA" / "hidden_only.py")
     out = StringIO()
     call_command("judge", "900", wrong, "--seed", "12345", "--json", stdout=out)
@@ -137,9 +136,9 @@ def test_manage_py_judge_seed_judges_with_that_secret_and_shows_what_a_student_s
 @override_settings(JUDGE_BACKEND="local", DEBUG=False, JUDGE_ALLOW_LOCAL_BACKEND=False)
 def test_the_site_refuses_the_local_backend_in_production() -> None:
     with pytest.raises(ImproperlyConfigured, match="not a security boundary"):
-        backend_from_settings()
+        JudgeEngine().backend()
     with override_settings(JUDGE_ALLOW_LOCAL_BACKEND=True):
-        assert backend_from_settings().name == "local"
+        assert JudgeEngine().backend().name == "local"
 
 
 @override_settings(JUDGE_GPU_IDS=["GPU-1234"])

@@ -1,4 +1,4 @@
-"""Sandbox image selection by problem requirement (judge_site/submissions/engine.py).
+"""Sandbox image selection by problem requirement (judge_site/worker/engine.py, backends.py, images.py).
 
 A problem whose problem.toml says ``requires = ["triton"]`` (problem 56) is judged in the image
 JUDGE_SANDBOX_IMAGES maps it to; the others in JUDGE_SANDBOX_IMAGE; a missing mapping is an IE
@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from judge_site.submissions.engine import ImageRoutingBackend, backend_from_settings, judge_source
-from judge_site.submissions.images import SandboxImageError, image_for, requirement_images
+from judge_site.worker.backends import ImageRoutingBackend
+from judge_site.worker.engine import JudgeEngine
+from judge_site.worker.images import SandboxImageError, image_for, requirement_images
 from sandbox.grader.check import check_package
 from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.package import load_package
@@ -70,9 +71,9 @@ def test_a_malformed_entry_is_a_configuration_error() -> None:
 
 @override_settings(**DOCKER, JUDGE_SANDBOX_IMAGES=["triton=img:t"])
 def test_the_docker_backend_gets_the_image_of_the_requirements() -> None:
-    assert getattr(backend_from_settings(requires=["triton"]), "image", None) == "img:t"
-    assert getattr(backend_from_settings(requires=[]), "image", None) == "img:cpu"
-    routed = backend_from_settings()
+    assert getattr(JudgeEngine().backend(requires=["triton"]), "image", None) == "img:t"
+    assert getattr(JudgeEngine().backend(requires=[]), "image", None) == "img:cpu"
+    routed = JudgeEngine().backend()
     assert isinstance(routed, ImageRoutingBackend) and routed.name == "docker"
     assert getattr(routed.default, "image", None) == "img:cpu"
     assert getattr(routed.for_requirements(["triton"]), "image", None) == "img:t"
@@ -83,7 +84,7 @@ def test_the_docker_backend_gets_the_image_of_the_requirements() -> None:
 
 @override_settings(**DOCKER, JUDGE_SANDBOX_IMAGES=[])
 def test_judging_a_problem_whose_requirement_has_no_image_is_an_ie_not_a_crash() -> None:
-    result = judge_source(load_package(P56), (P56 / "solution.py").read_text(), Mode.SUBMIT)
+    result = JudgeEngine().judge(load_package(P56), (P56 / "solution.py").read_text(), Mode.SUBMIT)
     assert result.verdict == Verdict.IE and result.tests == []
     assert "sandbox configuration" in result.message and "triton" in result.message
     assert result.problem_version == load_package(P56).version
@@ -97,7 +98,7 @@ def test_the_local_backend_answers_ie_for_a_requirement_its_python_lacks(tmp_pat
     shutil.copytree(P56, copy, ignore=shutil.ignore_patterns("__pycache__", "solutions"))
     toml = copy / "problem.toml"
     toml.write_text(toml.read_text().replace('requires = ["triton"]', 'requires = ["triton", "no_such_module_here"]'))
-    result = judge_source(load_package(copy), (copy / "solution.py").read_text(), Mode.SUBMIT)
+    result = JudgeEngine().judge(load_package(copy), (copy / "solution.py").read_text(), Mode.SUBMIT)
     assert result.verdict == Verdict.IE
     assert "cannot import no_such_module_here" in result.message
     assert "JUDGE_BACKEND=docker" in result.message
@@ -105,7 +106,7 @@ def test_the_local_backend_answers_ie_for_a_requirement_its_python_lacks(tmp_pat
 
 @override_settings(**DOCKER, JUDGE_SANDBOX_IMAGES=["jax=img:j"])
 def test_the_package_check_fails_not_skips_when_the_routing_backend_has_no_image() -> None:
-    report = check_package(load_package(P56), backend_from_settings(), bench=False)
+    report = check_package(load_package(P56), JudgeEngine().backend(), bench=False)
     assert not report.skipped and not report.ok
     (item,) = report.items
     assert item.name == "sandbox image for requires ['triton']" and "JUDGE_SANDBOX_IMAGES" in item.detail

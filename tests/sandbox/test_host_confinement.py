@@ -1,4 +1,4 @@
-"""Where a host command runs an author's code (issue 41, judge_site/submissions/host_confinement.py):
+"""Where a host command runs an author's code (issue 41, judge_site/worker/host_confinement.py):
 the decision for each package and setting, without starting Docker (the image lookup is
 replaced); the confined run itself is tests/sandbox/test_host_confinement_docker.py's."""
 
@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
-from judge_site.submissions import confinement
-from judge_site.submissions.host_confinement import UnconfinedRefused, decide
+from judge_site.worker import confinement
+from judge_site.worker.host_confinement import UnconfinedRefused, decide
 
 REPO = Path(__file__).resolve().parents[2]
 CATALOG_PACKAGE = next(p for p in sorted((REPO / "problems").iterdir()) if (p / "problem.toml").is_file())
@@ -79,7 +79,7 @@ def test_a_configured_grader_image_is_kept() -> None:
 def test_manage_py_judge_refuses_an_unconfined_untrusted_package_without_judging(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from judge_site.submissions import host_confinement
+    from judge_site.worker import host_confinement
 
     monkeypatch.setattr(host_confinement, "worker_image_present", missing)
     monkeypatch.setattr(confinement, "grader_image", missing)

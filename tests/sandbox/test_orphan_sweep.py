@@ -1,5 +1,5 @@
-"""The sweep of orphaned sandboxes (judge_site/submissions/engine.py, reap_orphans): a worker
-that died mid-judging leaves its container running; every worker removes sandboxes older than
+"""The sweep of orphaned sandboxes (judge_site/worker/engine.py, JudgeEngine.reap_orphans): a
+worker that died mid-judging leaves its container running; every worker removes sandboxes older than
 any judging can last, at its start and at most once a minute before a judging."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from judge_site.submissions import engine
+from judge_site.worker.engine import JudgeEngine
 from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec
 from tests.conftest import require_docker
 
@@ -39,7 +39,7 @@ class CountingBackend(Backend):
 
 @override_settings(JUDGE_ORPHAN_AGE_S=420)
 def test_a_sweep_uses_the_orphan_age_and_is_throttled() -> None:
-    backend = CountingBackend()
+    backend, engine = CountingBackend(), JudgeEngine()
     assert engine.reap_orphans(backend, force=True) == 2
     assert backend.calls == [420.0]
     assert engine.reap_orphans(backend) == 0  # within the minute: no second listing
@@ -49,7 +49,7 @@ def test_a_sweep_uses_the_orphan_age_and_is_throttled() -> None:
 
 def test_a_failed_sweep_is_logged_and_never_raises(caplog: pytest.LogCaptureFixture) -> None:
     backend = CountingBackend(fail=True)
-    assert engine.reap_orphans(backend, force=True) == 0
+    assert JudgeEngine().reap_orphans(backend, force=True) == 0
     assert "the Docker engine is gone" in caplog.text
 
 
@@ -81,7 +81,7 @@ def test_a_real_orphan_is_removed_and_a_live_sandbox_kept() -> None:
         with override_settings(JUDGE_BACKEND="docker", JUDGE_ORPHAN_AGE_S=420):
             # The orphan goes, by this sweep or by a judge's or another test run's sweep on the
             # same engine (this run does not own it): what is left below is the assertion.
-            engine.reap_orphans(force=True)
+            JudgeEngine().reap_orphans(force=True)
 
         def left() -> set[str]:
             return {

@@ -69,17 +69,18 @@ def test_cpu_pressure_is_read_from_psi(tmp_path: Any) -> None:
 
 
 def test_a_worker_process_pins_itself_and_its_sandboxes(settings: Any, monkeypatch: Any) -> None:
-    from judge_site.submissions import engine
+    from judge_site.worker import engine as engine_module
 
     pinned: list[list[int]] = []
-    monkeypatch.setattr(engine.os, "sched_setaffinity", lambda pid, cpus: pinned.append(list(cpus)))
-    monkeypatch.setattr(engine, "available_cpus", lambda: [0, 1])
-    monkeypatch.setattr(engine, "_cpuset", None)
+    monkeypatch.setattr(engine_module.os, "sched_setaffinity",
+                        lambda pid, cpus: pinned.append(list(cpus)))
+    monkeypatch.setattr(engine_module, "available_cpus", lambda: [0, 1])
     settings.JUDGE_SANDBOX_CPUSETS = "auto"
     settings.JUDGE_BACKEND = "docker"
-    assert engine.pin_worker_process(1) == "1"
+    engine = engine_module.JudgeEngine()
+    assert engine.pin(1) == "1"
     assert pinned == [[1]]
-    backend = engine.backend_from_settings(requires=[])
+    backend = engine.backend(requires=[])
     assert backend.cpuset == "1"  # type: ignore[attr-defined]
 
 
@@ -401,14 +402,15 @@ def test_a_judging_through_the_engine_records_its_phases(settings: Any) -> None:
     import socket
     from pathlib import Path
 
-    from judge_site.submissions import engine
+    from judge_site.worker.engine import JudgeEngine
     from sandbox.grader.contracts import Mode, Verdict
     from sandbox.grader.package import load_package
 
     settings.JUDGE_BACKEND = "local"
     settings.JUDGE_ALLOW_LOCAL_BACKEND = True
     p48 = Path(__file__).resolve().parents[2] / "problems" / "048-embedding-tied-head-padding"
-    result = engine.judge_source(
+    engine = JudgeEngine()
+    result = engine.judge(
         load_package(p48), (p48 / "solutions" / "AC" / "gather.py").read_text(), Mode.RUN
     )
     assert result.verdict == Verdict.AC, result.message
@@ -417,7 +419,7 @@ def test_a_judging_through_the_engine_records_its_phases(settings: Any) -> None:
     assert "benchmark" not in phases and "timing_contended" not in result.environment
     assert result.environment["host"] == socket.gethostname()  # the machine that judged
     settings.JUDGE_HOST_NAME = "gpu-box-2"
-    again = engine.judge_source(
+    again = engine.judge(
         load_package(p48), (p48 / "solutions" / "AC" / "gather.py").read_text(), Mode.RUN
     )
     assert again.environment["host"] == "gpu-box-2"
@@ -505,7 +507,7 @@ def test_a_sandbox_seen_after_the_timing_began_counts_from_its_first_reading(tmp
 def test_the_engine_calls_a_timing_contended_only_when_its_sandboxes_waited(
     settings: Any, tmp_path: Any
 ) -> None:
-    from judge_site.submissions.engine import _QuietCpus
+    from judge_site.worker.quiet import QuietCpus
 
     settings.JUDGE_LOCK_DIR = str(tmp_path)
     psi = tmp_path / "cpu"
@@ -513,7 +515,7 @@ def test_the_engine_calls_a_timing_contended_only_when_its_sandboxes_waited(
         _psi(psi, 0)
         inner = FakeBackend()
         inner.cpuset = "0"  # type: ignore[attr-defined]  (pinned, with its timing lock)
-        quiet = _QuietCpus(inner)
+        quiet = QuietCpus(inner)
         quiet.psi_path = str(psi)
         timed = TimedBackend(inner, before_timing=quiet.before, after_timing=quiet.after,
                              close_in_background=False)

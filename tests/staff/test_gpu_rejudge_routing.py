@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from django.test import TestCase
 
-from judge_site.staff import heartbeat
 from judge_site.staff.models import ProblemVersion, RejudgeItem, RejudgeStatus
 from judge_site.staff.services import packages, rejudge
 from judge_site.submissions import routing
 from judge_site.submissions.models import Status, Submission
+from judge_site.worker import heartbeat
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = {"device": "cuda: NVIDIA H200", "backend": "docker"}

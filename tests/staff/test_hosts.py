@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from judge_site.staff import heartbeat
 from judge_site.staff.services.ops import hosts_from_beats, ops_figures
-from judge_site.submissions import engine, reaper, services, tasks
+from judge_site.submissions import reaper, services, tasks
 from judge_site.submissions.models import Status, Submission
+from judge_site.worker import engine, heartbeat
 from sandbox.grader.contracts import JudgeResult, Verdict
 from sandbox.grader.contracts import TestResult as CaseResult
 
@@ -141,13 +141,14 @@ def test_a_judging_claimed_by_a_host_that_vanishes_is_finished_by_another(
 
     monkeypatch.setattr(services, "_judge_source", judged_here)
     monkeypatch.setattr(services, "_load_package", lambda path: object())
-    monkeypatch.setattr(engine, "_worker_name", "")
+    process = engine.judge_engine()
+    monkeypatch.setattr(process, "worker_name", "")
     sub = services.submission_create(alice, problem, GOOD, "run")
 
     # Host A takes it, then its machine goes away: the claim stays, nothing beats any more.
     host_a = f"host-a-{time.monotonic_ns()}"
     settings.JUDGE_HOST_NAME = host_a
-    engine.set_worker_name(f"cpu@{host_a}")
+    process.worker_name = f"cpu@{host_a}"
     token_a = services._claim(Submission.objects.select_related("problem").get(pk=sub.pk))
     assert isinstance(token_a, uuid.UUID)  # not a Claim (busy, taken)
     claimed = Submission.objects.get(pk=sub.pk)
@@ -174,7 +175,7 @@ def test_a_judging_claimed_by_a_host_that_vanishes_is_finished_by_another(
 
     # Host B's worker receives the message.
     settings.JUDGE_HOST_NAME = "host-b"
-    engine.set_worker_name("cpu@host-b")
+    process.worker_name = "cpu@host-b"
     assert tasks.judge_submission.apply(args=(sub.pk,)).get().startswith("judged")
     done = Submission.objects.get(pk=sub.pk)
     assert (done.status, done.verdict, done.worker) == (Status.DONE, "AC", "cpu@host-b")

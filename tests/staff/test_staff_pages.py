@@ -209,8 +209,8 @@ def test_metrics_answer_staff_and_the_configured_token_only(
 
 @pytest.mark.django_db
 def test_the_worker_heartbeat_counts_as_alive(settings: Any) -> None:
-    from judge_site.staff import heartbeat
     from judge_site.staff.services.ops import ops_figures
+    from judge_site.worker import heartbeat
 
     class Sender:
         hostname = f"test-heartbeat-{time.monotonic_ns()}@here"

@@ -15,7 +15,7 @@ from tiny_package import FOLDER, NUMBER, package_zip
 from zip_damage import with_bad_crc, zip_of
 
 from judge_site.catalog.models import Problem
-from judge_site.catalog.zips import MAX_ZIP_BYTES
+from judge_site.core.zips import MAX_ZIP_BYTES
 from judge_site.staff.models import AuditEntry, CheckStatus, ProblemVersion
 from judge_site.staff.services import packages
 from judge_site.staff.services.packages import (

@@ -13,10 +13,10 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from judge_site.catalog import zips
 from judge_site.catalog.book_import import book_numbers
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import problem_export_zip
+from judge_site.core import zips
 from judge_site.staff.models import ProblemVersion
 from judge_site.staff.services.audit import audit_record
 from judge_site.staff.services.packages import (

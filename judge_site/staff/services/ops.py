@@ -12,9 +12,9 @@ from django.conf import settings
 from django.db.models import Count, Min
 from django.utils import timezone
 
-from judge_site.staff import heartbeat
 from judge_site.staff.models import RejudgeItem, RejudgeStatus
 from judge_site.submissions.models import Status, Submission, VerdictChoice
+from judge_site.worker import heartbeat
 
 # Kombu's Redis transport keeps a queue's messages in a list named like the queue, plus one
 # list per non-default priority step ("cpu\x06\x163", ...).

@@ -260,16 +260,23 @@ def describe_item(name: str, ok: bool, detail: str) -> dict[str, str]:
             "advice": "" if ok else f"{name.removeprefix('static: ')}: fix this in the package"}
 
 
-def _check_backend() -> Any:
-    from judge_site.submissions.engine import backend_from_settings
+def version_folders(version: str) -> list[str]:
+    """The folders of the uploaded versions of content hash ``version`` (the package server,
+    catalog/worker_views.py, asks through core/gates.py)."""
+    return [str(folder) for folder in ProblemVersion.objects.filter(
+        content_hash=version).values_list("package_dir", flat=True)]
 
-    return backend_from_settings()
+
+def _check_backend() -> Any:
+    from judge_site.worker.engine import judge_engine
+
+    return judge_engine().backend()
 
 
 def version_check(version_id: int) -> str:
     """Run the package check of an uploaded version (the worker's task). Every finished item
     is written to the row as it comes, for the page that watches it. Safe to call twice."""
-    from judge_site.submissions import confinement
+    from judge_site.worker import confinement
     from sandbox.grader.check import CheckItem
 
     # Pending, or left running by a worker that died (the task is redelivered): claim it.

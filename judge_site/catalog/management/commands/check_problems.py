@@ -9,9 +9,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from judge_site.submissions import confinement
-from judge_site.submissions.engine import backend_from_settings
-from judge_site.submissions.host_confinement import prepare_command
+from judge_site.worker import confinement
+from judge_site.worker.engine import judge_engine
+from judge_site.worker.host_confinement import prepare_command
 from sandbox.grader.check import CheckItem
 from sandbox.grader.package import PackageError, ProblemPackage, find_package, load_package
 
@@ -35,7 +35,7 @@ class Command(BaseCommand):
             packages = self._packages(problems_dir, options["problems"])
         except PackageError as exc:
             raise CommandError(str(exc)) from None
-        backend = backend_from_settings(name=options["backend"])
+        backend = judge_engine().backend(name=options["backend"])
         prepare_command(self, [p.path for p in packages], backend.name)
         extra: dict[str, Any] = {"bench": not options["no_bench"]}
         if options["seed"] is not None:

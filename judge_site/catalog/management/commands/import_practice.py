@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge_site.catalog.services import practice_import
-from judge_site.submissions.host_confinement import prepare_command
+from judge_site.worker.host_confinement import prepare_command
 from sandbox.grader.package import PackageError
 
 

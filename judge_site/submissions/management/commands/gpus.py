@@ -1,6 +1,6 @@
 """``manage.py gpus [--count] [--require]``: the GPUs this host's worker would hand to sandboxes.
 
-JUDGE_GPU_IDS where set, else the UUIDs ``nvidia-smi -L`` lists (judge_site/submissions/gpus.py).
+JUDGE_GPU_IDS where set, else the UUIDs ``nvidia-smi -L`` lists (judge_site/worker/gpus.py).
 ``--count`` prints only how many (docker/entrypoint.sh runs one judging process per GPU);
 ``--require`` fails with a message where there is none (a GPU worker must not start without).
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from judge_site.submissions import gpus
+from judge_site.worker import gpus
 
 
 class Command(BaseCommand):

@@ -49,8 +49,8 @@ class Command(BaseCommand):
                             help="with --mode scratch: the lines to run after FILE")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from judge_site.submissions.engine import judge_source
-        from judge_site.submissions.host_confinement import prepare_command
+        from judge_site.worker.engine import judge_engine
+        from judge_site.worker.host_confinement import prepare_command
 
         try:
             package = find_package(Path(settings.JUDGE_PROBLEMS_DIR), options["problem"])
@@ -62,11 +62,12 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {options['file']}: {exc}") from None
         script = _scratch_script(Mode(options["mode"]), options["script"])
+        engine = judge_engine()
         if script:
-            full = judge_source(package, source, Mode.SCRATCH, secret_seed=options["seed"],
+            full = engine.judge(package, source, Mode.SCRATCH, secret_seed=options["seed"],
                                 script=script)
         else:
-            full = judge_source(package, source, Mode(options["mode"]), secret_seed=options["seed"])
+            full = engine.judge(package, source, Mode(options["mode"]), secret_seed=options["seed"])
         result = result_for_student(full, package.feedback_hidden)
         if options["json"]:
             self.stdout.write(json.dumps(result.to_json()))
@@ -83,7 +84,7 @@ class Command(BaseCommand):
 
 
 def _scratch_script(mode: Mode, script_file: str | None) -> str:
-    """``judge_source``'s ``script``: a scratch run's, read from ``--script``; else ''."""
+    """``JudgeEngine.judge``'s ``script``: a scratch run's, read from ``--script``; else ''."""
     if mode != Mode.SCRATCH:
         if script_file is not None:
             raise CommandError("--script goes with --mode scratch only")

@@ -140,7 +140,7 @@ def check_package(package: ProblemPackage, backend: Backend, **options: Any) -> 
 
     if not confined(backend.name):
         return check_here(package, backend, **options)
-    requires = list(package.manifest.get("requires", []))
+    requires = list(package.requires)
     route = getattr(backend, "for_requirements", None)
     if requires and callable(route):
         backend = route(requires)  # the image for these requirements, as check_package does

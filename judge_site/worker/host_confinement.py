@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
-from judge_site.submissions import confinement
+from judge_site.worker import confinement
 
 log = logging.getLogger(__name__)
 

@@ -142,7 +142,7 @@ def _fetch(config: CacheConfig, version: str) -> None:
     """Download, unpack, verify and move version ``version`` into the cache."""
     import requests
 
-    from judge_site.catalog.zips import MAX_ZIP_BYTES, extract, open_zip, safe_member
+    from judge_site.core.zips import MAX_ZIP_BYTES, extract, open_zip, safe_member
 
     url = config.source.rstrip("/") + FETCH_PATH.format(version=version)
     try:

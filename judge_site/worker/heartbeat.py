@@ -50,7 +50,7 @@ def redis_client() -> Any:
 def beat_value(hostname: str, queues: list[str], concurrency: int | None, in_flight: int,
                at: float | None = None, stopped: bool = False) -> dict[str, Any]:
     """One worker's beat: its node name, host, queues, capacity, tasks running, time."""
-    from judge_site.submissions.engine import host_name
+    from judge_site.worker.engine import host_name
 
     return {"hostname": hostname, "host": host_name(), "queues": queues,
             "concurrency": concurrency, "in_flight": in_flight, "pid": os.getpid(),
