@@ -9,7 +9,6 @@ scripts/sweep_ac_seeds sweeps every hidden case of every problem this way (not i
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
@@ -17,20 +16,18 @@ import torch
 
 from sandbox.grader.compare import compare
 from sandbox.grader.entry import case_seed
+from sandbox.grader.kinds.tensor import grad_seed
 from sandbox.grader.package import find_package
-from sandbox.runner import calls, wire, wire_decode
+from sandbox.runner import wire_decode
+from sandbox.tools import CATALOG, load_file
+from sandbox.tools.sweep_ac_seeds import observe as observe_call
 
-CATALOG = Path(__file__).resolve().parents[2] / "problems"
 SECRETS = range(30)
 OLD_FAILING = (36,)  # a secret the old case rejected the AC files on
 
 
 def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"_sweep54_{path.parent.name}_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(path, f"_sweep54_{path.parent.name}_{path.stem}")
 
 
 def test_54_large_logits_grads_is_stable_across_secrets() -> None:
@@ -50,9 +47,7 @@ def test_54_large_logits_grads_is_stable_across_secrets() -> None:
         assert bool((logits.max(dim=1).values >= 100).all()), "exp() must overflow on every row"
 
         def observe(module: ModuleType, call=call, seed=seed):  # type: ignore[no-untyped-def]
-            obs = calls.execute_call(module.chunked_cross_entropy, list(call.args),
-                                    dict(call.kwargs), case.grad_wrt, seed ^ 0x5DEECE66D)
-            return wire_decode.decode(*wire.encode(obs), keep_class=True)
+            return observe_call(module, case, call, grad_seed(seed))
 
         expected = wire_decode.strip_classes(observe(reference))
         for name, module in correct:

@@ -66,6 +66,11 @@ def case_seed(case: Case, secret: int | None) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") & 0x7FFF_FFFF_FFFF_FFFF
 
 
+def grad_seed(seed: int) -> int:
+    """The seed of a case's upstream gradient, from the seed of its inputs (``case_seed``)."""
+    return seed ^ 0x5DEECE66D
+
+
 def grader_environment() -> dict[str, Any]:
     return {
         "grader_python": platform.python_version(),
@@ -144,19 +149,19 @@ class TensorKind(Kind):
         case = self._cases[index]
         seed = case_seed(case, self.secret)
         call = case.make(torch.Generator().manual_seed(seed))
-        grad_seed = seed ^ 0x5DEECE66D
+        upstream_seed = grad_seed(seed)
         cache = judging.expected_cache
         expected = cache.get((case.name, seed)) if cache is not None else None
         if expected is None:  # on clones of the inputs: ``call`` stays as made for the sandbox
             fn = getattr(self.reference, case.fn)
             expected = calls.execute_call(
-                fn, list(call.args), dict(call.kwargs), case.grad_wrt, grad_seed
+                fn, list(call.args), dict(call.kwargs), case.grad_wrt, upstream_seed
             )
             if cache is not None:
                 cache[(case.name, seed)] = expected
         limit = judging.package.limits.time_s
         reply, blob = session.request(
-            protocol.call(case.fn, judging.device, list(case.grad_wrt), grad_seed),
+            protocol.call(case.fn, judging.device, list(case.grad_wrt), upstream_seed),
             limit + SLACK_S,
             f"test {case.name}",
             # CPU time on a CPU; on a GPU the kernel's time is not the host's CPU time, and
