@@ -138,6 +138,11 @@ def test_import_all_imports_the_folder_and_its_runtime_runs_only_in_the_sandbox(
     result = judge(load_package(package), solution, mode=Mode.SUBMIT, backend=LocalBackend())
     assert result.verdict == "AC", result.to_json()
     assert {t.name: t.verdict for t in result.tests}["test_runtime_from_the_clone"] == "AC"
+    # A scratch run of the student's file has the runtime too (and nothing of the tests).
+    script = "print(gs.ORIGIN, saxpy(2.0, np.ones(3, dtype=np.float32), np.ones(3, dtype=np.float32)))"
+    scratch = judge(load_package(package), "import numpy as np\n" + solution, mode=Mode.SCRATCH,
+                    backend=LocalBackend(), script=script)
+    assert scratch.output.strip() == "the test clone's practice/runtime [3. 3. 3.]", scratch.to_json()
 
 
 @pytest.mark.django_db

@@ -29,6 +29,7 @@ from sandbox.grader.contracts import (
 )
 from sandbox.grader.judging import Kind, register
 from sandbox.grader.session import CHANNEL_MESSAGE, Fault, Session, clamped, well_formed
+from sandbox.practice import runtime as practice_runtime
 from sandbox.runner import protocol
 
 SCRIPT_CASE = "script"  # the name of a scratch run's one result
@@ -46,6 +47,11 @@ class ScratchKind(Kind):
 
     def load_request(self) -> tuple[str, list[str]]:
         return self.judging.source, []
+
+    def load_modules(self) -> dict[str, str]:
+        """A practice problem's runtime, which the student's file imports (the handbook's gpusim:
+        sandbox/practice/runtime.py); nothing of its tests."""
+        return practice_runtime.sandbox_files(practice_runtime.package_files(self.judging.package.path))
 
     def run_case(self, session: Session, index: int) -> TestResult:
         limit_s = self.judging.package.limits.time_s
