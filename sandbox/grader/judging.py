@@ -108,6 +108,14 @@ class Kind(abc.ABC):
         compile_s = CUDA_COMPILE_S if self.judging.package.language == "cuda" else 0.0
         return len(self.cases()) * (limits.time_s + 2) + 30 + compile_s
 
+    def sanitized(self) -> bool:
+        """The student's code runs under sanitizers (no address-space cap: they reserve a lot)."""
+        return self.judging.package.language == "cuda" and self.judging.gpu_id is None
+
+    def emulated(self) -> bool:
+        """Judged on the CPU by the CUDA emulation: the result says so (correctness only)."""
+        return self.judging.package.language == "cuda" and self.judging.device == "cpu"
+
     @contextlib.contextmanager
     def beside(self, spec: SandboxSpec) -> Iterator[None]:
         """Held while the student's sandbox (``spec``) lives: the tensor kind's baseline."""
@@ -211,7 +219,7 @@ def judge(
         wall_time_s=STARTUP_TIMEOUT_S + import_limit_s(limits.time_s, requires) + kind.wall_time_s(),
         gpu_id=gpu_id,
         labels=judging.labels,
-        sanitizers=package.language == "cuda" and gpu_id is None,
+        sanitizers=kind.sanitized(),
     )
     try:
         box = backend.start(spec)
@@ -281,8 +289,8 @@ def _run(kind: Kind, session: Session) -> JudgeResult:
             return _result(judging, Verdict.IE, failed)
     goodbye(session)
     kind.finish()
-    emulated = judging.package.language == "cuda" and judging.device == "cpu"
-    return _result(judging, overall_verdict(judging.results), CPU_EMULATION_NOTE if emulated else "",
+    return _result(judging, overall_verdict(judging.results),
+                   CPU_EMULATION_NOTE if kind.emulated() else "",
                    benchmark=benchmark)
 
 

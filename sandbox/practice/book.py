@@ -13,8 +13,9 @@ any other by name), then by the position of the folder's ``chapter`` in the book
 name), then difficulty (简单, 中等, 困难), then slug. A folder may carry its own number
 (``number: N`` in problem.md's front matter); the others are numbered in this order.
 
-A folder of a kind this judge does not run (C++: ``test.cpp``; CUDA only: ``test.cu`` without
-``test.py``) is listed as skipped, with the reason. A Python folder whose code imports the
+C++ folders (``test.cpp``) and CUDA C++ folders (``test.cu`` without ``test.py``) are imported
+too: their test program is compiled with the student's file in the sandbox
+(sandbox/practice/harness.py). A Python folder whose code imports the
 handbook's own runtime (``gpusim``, ``tritonkit``, Triton through it) is imported like any
 other, the runtime taken from the clone (sandbox/practice/runtime.py).
 """
@@ -123,10 +124,6 @@ def _mkdocs_of(book_dir: Path, book: str) -> Path | None:
 
 
 def _skip_reason(path: Path) -> str:
-    if (path / "test.cpp").is_file():
-        return "a C++ exercise (test.cpp): this judge runs Python exercises only"
-    if (path / "test.cu").is_file() and not (path / "test.py").is_file():
-        return "a CUDA C++ exercise (test.cu): this judge runs Python exercises only"
     return ""
 
 

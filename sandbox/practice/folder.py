@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.practice import PracticeError
+from sandbox.practice import harness as practice_harness
 from sandbox.practice import runtime as practice_runtime
 from sandbox.practice.scan import TestInfo, Unsupported, scan_tests
 
@@ -62,6 +63,10 @@ class PracticeFolder:
     tests: list[TestInfo]
     functions: list[str]  # names test.py imports from solution
     unsupported: list[Unsupported] = field(default_factory=list)
+    # A C++ / CUDA C++ folder (harness.py): "cpp" or "cuda", its sanitizer, its test's headers
+    harness: str = ""
+    sanitize: str = ""
+    harness_files: dict[str, str] = field(default_factory=dict)
     runtime: dict[str, str] = field(default_factory=dict)  # the clone's runtime files it needs
 
     @property
@@ -115,10 +120,10 @@ def split_notes(body: str) -> tuple[str, str]:
 # ---------------------------------------------------------------- the folder
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, names: tuple[str, ...] = FOLDER_FILES) -> str:
     if not path.is_file():
         raise PracticeError(
-            f"missing {path.name} (a practice folder holds {', '.join(FOLDER_FILES)})"
+            f"missing {path.name} (a practice folder holds {', '.join(names)})"
         )
     if path.stat().st_size > MAX_FILE_BYTES:
         raise PracticeError(f"{path.name}: larger than {MAX_FILE_BYTES} bytes")
@@ -128,16 +133,9 @@ def _read(path: Path) -> str:
         raise PracticeError(f"{path.name}: not UTF-8 text") from None
 
 
-def read_folder(path: Path | str, slug: str | None = None) -> PracticeFolder:
-    """Read and validate a practice folder (nothing is run). PracticeError on any fault."""
-    path = Path(path)
-    if not path.is_dir():
-        raise PracticeError(f"{path}: not a folder")
-    texts = {name: _read(path / name) for name in FOLDER_FILES}
-    slug = slug or path.resolve().name
-    if not SLUG_RE.match(slug):
-        raise PracticeError(f"folder name {slug!r} is not a slug (a-z, 0-9, '-')")
-    meta, body = parse_front_matter(texts["problem.md"])
+def _header(path: Path, text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the front matter, the fields every folder's problem.md gives) or PracticeError."""
+    meta, body = parse_front_matter(text)
     title = str(meta.get("title") or "").strip()
     if not title or isinstance(meta.get("title"), list):
         raise PracticeError("problem.md: the front matter has no `title`")
@@ -150,7 +148,51 @@ def read_folder(path: Path | str, slug: str | None = None) -> PracticeFolder:
     requires = meta.get("requires", [])
     if not isinstance(tags, list) or not isinstance(requires, list):
         raise PracticeError("problem.md: `tags` and `requires` must be [a, b] lists")
-    unknown = sorted(set(requires) - set(REQUIRES))
+    description, notes = split_notes(body)
+    if not description:
+        raise PracticeError("problem.md: the statement is empty")
+    return meta, {
+        "title": title, "chapter": str(meta.get("chapter") or ""),
+        "difficulty": DIFFICULTIES[difficulty_raw], "tags": [str(t) for t in tags],
+        "requires": [str(r) for r in requires], "description_md": description, "notes_md": notes,
+    }
+
+
+def _slug(path: Path, slug: str | None) -> str:
+    slug = slug or path.resolve().name
+    if not SLUG_RE.match(slug):
+        raise PracticeError(f"folder name {slug!r} is not a slug (a-z, 0-9, '-')")
+    return slug
+
+
+def _read_harness_folder(path: Path, slug: str | None, language: str) -> PracticeFolder:
+    """A C++ / CUDA C++ folder: its cases are what its test program prints (harness.py)."""
+    suffix = practice_harness.LANGUAGES[language][0]
+    names = ("problem.md", f"starter{suffix}", f"solution{suffix}", f"test{suffix}")
+    texts = {name: _read(path / name, names) for name in names}
+    slug = _slug(path, slug)
+    meta, fields = _header(path, texts["problem.md"])
+    test = texts[f"test{suffix}"]
+    return PracticeFolder(
+        path=path, slug=slug, **fields, starter=texts[f"starter{suffix}"],
+        solution=texts[f"solution{suffix}"], tests_source=test, tests=[], functions=[],
+        harness=language, sanitize=practice_harness.sanitize_of(meta, language),
+        harness_files=practice_harness.headers(path, language, test, MAX_FILE_BYTES),
+    )
+
+
+def read_folder(path: Path | str, slug: str | None = None) -> PracticeFolder:
+    """Read and validate a practice folder (nothing is run). PracticeError on any fault."""
+    path = Path(path)
+    if not path.is_dir():
+        raise PracticeError(f"{path}: not a folder")
+    language = practice_harness.language_of(path)
+    if language:
+        return _read_harness_folder(path, slug, language)
+    texts = {name: _read(path / name) for name in FOLDER_FILES}
+    slug = _slug(path, slug)
+    _, fields = _header(path, texts["problem.md"])
+    unknown = sorted(set(fields["requires"]) - set(REQUIRES))
     if unknown:
         raise PracticeError(
             f"problem.md: requires {unknown}: a Python exercise may require {', '.join(REQUIRES)}"
@@ -174,19 +216,10 @@ def read_folder(path: Path | str, slug: str | None = None) -> PracticeFolder:
         raise PracticeError("test.py: no test_* function")
     if not any(t.public for t in tests):
         raise PracticeError("test.py: no test_example* function (the public tests)")
-    description, notes = split_notes(body)
-    if not description:
-        raise PracticeError("problem.md: the statement is empty")
     return PracticeFolder(
         path=path,
         slug=slug,
-        title=title,
-        chapter=str(meta.get("chapter") or ""),
-        difficulty=DIFFICULTIES[difficulty_raw],
-        tags=[str(t) for t in tags],
-        requires=[str(r) for r in requires],
-        description_md=description,
-        notes_md=notes,
+        **fields,
         starter=texts["starter.py"],
         solution=texts["solution.py"],
         tests_source=texts["test.py"],
@@ -220,7 +253,8 @@ def manifest_text(folder: PracticeFolder, number: int, refused: list[Unsupported
         f"functions = {toml_list(folder.functions)}",
         "",
         "[limits]",
-        f"time_s = {DEFAULT_TEST_TIME_S}  # per test: all the calls it makes",
+        (f"time_s = {practice_harness.TIME_S}  # the whole test program" if folder.harness
+         else f"time_s = {DEFAULT_TEST_TIME_S}  # per test: all the calls it makes"),
         "memory_mib = 2048",
         "",
         "[feedback]",
@@ -232,6 +266,9 @@ def manifest_text(folder: PracticeFolder, number: int, refused: list[Unsupported
         f"public = {toml_list(folder.public_tests)}",
         f"notes = {'true' if folder.notes_md else 'false'}",
     ]
+    if folder.harness:
+        lines += practice_harness.manifest_lines(folder.harness, folder.sanitize,
+                                                 sorted(folder.harness_files))
     if folder.runtime:
         lines.append(f"runtime = {toml_list(practice_runtime.module_names(folder.runtime))}")
     for item in folder.unsupported + refused:
@@ -257,7 +294,11 @@ def write_package(
     (target / "notes.md").write_text(folder.notes_md + ("\n" if folder.notes_md else ""))
     (target / "starter.py").write_text(folder.starter)
     (target / "solution.py").write_text(folder.solution)
-    (target / "tests.py").write_text(folder.tests_source)
+    if folder.harness:  # the test program and its headers
+        practice_harness.write_files(target, folder.harness, folder.tests_source,
+                                     folder.harness_files)
+    else:
+        (target / "tests.py").write_text(folder.tests_source)
     for relative, text in folder.runtime.items():  # the clone's runtime, for the sandbox
         path = target / practice_runtime.PACKAGE_DIR / relative
         path.parent.mkdir(parents=True, exist_ok=True)

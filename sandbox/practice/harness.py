@@ -19,10 +19,9 @@ cases are what the solution's run prints: the package check records them
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from sandbox.practice import PracticeError
 
@@ -128,21 +127,14 @@ def public_of(names: list[str]) -> list[str]:
     return public or names[:1]
 
 
-def is_harness(manifest: Mapping[str, Any]) -> bool:
-    practice = manifest.get("practice")
-    return isinstance(practice, dict) and practice.get("harness") in LANGUAGES
-
-
 def record_cases(package_dir: Path, printed: object) -> None:
     """Write the cases the solution's run printed into problem.toml (tests, public)."""
     names = [str(n) for n in printed] if isinstance(printed, list) else []
-    from sandbox.practice.folder import toml_list  # noqa: PLC0415 (folder imports this module)
-
     toml = package_dir / "problem.toml"
     lines = toml.read_text(encoding="utf-8").split("\n")
     for i, line in enumerate(lines):
         if line.startswith("tests = "):
-            lines[i] = f"tests = {toml_list(names)}"
+            lines[i] = f"tests = {json.dumps(names)}"  # a JSON list of strings is TOML
         elif line.startswith("public = "):
-            lines[i] = f"public = {toml_list(public_of(names))}"
+            lines[i] = f"public = {json.dumps(public_of(names))}"
     toml.write_text("\n".join(lines), encoding="utf-8")

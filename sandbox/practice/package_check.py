@@ -85,7 +85,7 @@ def check_practice(
 
     report = PracticeCheck(package=package)
     settings = package.practice or practice_package.PracticeSettings()
-    harness = practice_harness.is_harness(package.manifest)
+    harness = bool(settings.harness)
     if not settings.public and not harness:
         report.messages.append("test.py has no test_example* (public) test")
     solution = (package.path / "solution.py").read_text(encoding="utf-8")

@@ -19,6 +19,7 @@ from typing import Any
 
 from sandbox.grader.contracts import JudgeResult, Mode, TestResult, Verdict, WrongKind
 from sandbox.grader.judging import Kind, register, result_of, skip_all
+from sandbox.grader.kinds.practice_harness import HarnessMode, harness_of
 from sandbox.grader.session import Fault, Session
 from sandbox.practice import folder as practice_folder
 from sandbox.practice import runtime as practice_runtime
@@ -58,11 +59,27 @@ class PracticeKind(Kind):
         self.remote: Remote | None = None
         self.namespace: dict[str, Any] = {}
         self.lines: list[str] = []
+        harness = harness_of(self.judging)  # a C++ / CUDA C++ folder: its test is a program
+        self.harness = HarnessMode(self.judging, harness) if harness is not None else None
+        if self.harness is not None:
+            self.judging.env.update(self.harness.environment())
 
     def cases(self) -> list[tuple[str, bool]]:
-        return self._cases
+        return self.harness.cases_ if self.harness is not None else self._cases
+
+    def wall_time_s(self) -> float:
+        return self.harness.wall_time_s() if self.harness is not None else super().wall_time_s()
+
+    def sanitized(self) -> bool:
+        return self.harness is not None or super().sanitized()
+
+    def emulated(self) -> bool:
+        return (self.harness is not None and self.harness.language == "cuda"
+                and not str(self.judging.env.get("device", "")).startswith("cuda"))
 
     def load_request(self) -> tuple[str, list[str]]:
+        if self.harness is not None:  # nothing to import: the program is compiled in start()
+            return "", []
         source = self.judging.source.rstrip("\n") + "\n\n\n" + shim_source()
         return source, [*SHIM_FUNCTIONS, *self.judging.package.functions]
 
@@ -76,6 +93,8 @@ class PracticeKind(Kind):
 
     def start(self, session: Session, hello: dict[str, Any]) -> JudgeResult | None:
         """Execute the package's test.py against the proxies of the student's names."""
+        if self.harness is not None:
+            return self.harness.start(session, self)
         judging = self.judging
         remote = Remote(session, judging.device)
         self.remote = remote
@@ -117,6 +136,8 @@ class PracticeKind(Kind):
             self.judging.env["practice_callbacks"] = list(self.remote.callback_tests)
 
     def run_case(self, session: Session, index: int) -> TestResult:
+        if self.harness is not None:
+            return self.harness.run_case(index)
         name, public = self._cases[index]
         fn = self.namespace.get(name)
         if not callable(fn):

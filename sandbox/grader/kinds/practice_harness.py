@@ -19,6 +19,7 @@ from sandbox.grader.contracts import SLACK_S, JudgeResult, Mode, TestResult, Ver
 from sandbox.grader.judging import Judging, result_of, skip_all
 from sandbox.grader.session import Fault, Session
 from sandbox.practice import harness as practice_harness
+from sandbox.practice.package import PracticeSettings
 from sandbox.runner import protocol
 
 COMPILE_S = 60.0  # the compile's own limit in the sandbox (a CE past it)
@@ -26,29 +27,27 @@ STATUS_VERDICT = {"PASS": Verdict.AC, "FAIL": Verdict.WA, "ERROR": Verdict.RE}
 AT_EXIT = "at_exit"
 
 
-def harness_of(judging: Judging) -> dict[str, Any] | None:
-    """The ``[practice]`` table of a harness package, or None for a Python one."""
-    manifest = judging.package.manifest
-    return manifest["practice"] if practice_harness.is_harness(manifest) else None
+def harness_of(judging: Judging) -> PracticeSettings | None:
+    """The ``[practice]`` settings of a harness package, or None for a Python one."""
+    settings = judging.package.practice
+    return settings if settings is not None and settings.harness else None
 
 
 class HarnessMode:
     """What the practice kind does for a harness package (see the module docstring)."""
 
-    def __init__(self, judging: Judging, settings: dict[str, Any]) -> None:
+    def __init__(self, judging: Judging, settings: PracticeSettings) -> None:
         self.judging = judging
-        self.language = str(settings["harness"])
-        self.sanitize = str(settings.get("sanitize") or "")
-        self.main = str(settings.get("main") or practice_harness.main_name(self.language))
-        refused = {str(i.get("test")) for i in settings.get("unsupported", [])
-                   if isinstance(i, dict) and i.get("action") == "refused"}
-        self.public = {str(n) for n in settings.get("public", [])}
-        self.listed = [str(n) for n in settings.get("tests", []) if str(n) not in refused]
+        self.language = settings.harness
+        self.sanitize = settings.sanitize
+        self.main = settings.main or practice_harness.main_name(self.language)
+        self.public = set(settings.public)
+        self.listed = settings.judged()
         self.cases_: list[tuple[str, bool]] = self._selected(self.listed)
         self.results: dict[str, TestResult] = {}
         folder = judging.package.path / practice_harness.HARNESS_DIR
-        self.files = {p.name: p.read_text(encoding="utf-8")
-                      for p in sorted(folder.iterdir()) if p.is_file()}
+        self.files = {name: (folder / name).read_text(encoding="utf-8")
+                      for name in (self.main, *settings.files)}
 
     def _selected(self, names: list[str]) -> list[tuple[str, bool]]:
         submit = self.judging.mode == Mode.SUBMIT
