@@ -88,6 +88,28 @@ def test_it_serves_no_version_its_disk_does_not_hold(client, settings, stored, m
     assert response.status_code == 404  # never another content under the same hash
 
 
+def test_it_serves_an_uploaded_version_the_staff_app_names(client, settings, stored, tmp_path):
+    """A version only the staff app knows (an upload, not the problem's current one) is found
+    through the hook it registers (core/gates.register_version_folders): the catalog's package
+    server imports no staff code."""
+    from judge_site.staff.models import ProblemVersion
+
+    settings.JUDGE_WORKER_TOKEN = TOKEN
+    upload = tmp_path / "uploads" / BUILT_IN.name
+    shutil.copytree(BUILT_IN, upload, ignore=shutil.ignore_patterns("__pycache__"))
+    (upload / "statement.md").write_text("an uploaded version's own statement\n")
+    version = package_version(upload)
+    assert version != stored.version
+    url = URL.format(version)
+    assert client.get(url, HTTP_X_JUDGE_WORKER_TOKEN=TOKEN).status_code == 404  # unknown yet
+    ProblemVersion.objects.create(problem_number=stored.number, ordinal=1, slug=stored.slug,
+                                  title=stored.title, content_hash=version,
+                                  package_dir=str(upload))
+    response = client.get(url, HTTP_X_JUDGE_WORKER_TOKEN=TOKEN)
+    assert response.status_code == 200
+    assert response.content == problem_export_zip(upload)
+
+
 # --- the worker host's cache, over real HTTP --------------------------------------------------
 
 
