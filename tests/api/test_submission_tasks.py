@@ -238,3 +238,18 @@ def test_a_restarted_worker_gives_back_its_judgings_at_once(
     assert Submission.objects.get(pk=mine.pk).status == Status.QUEUED
     assert Submission.objects.get(pk=theirs.pk).status == Status.RUNNING
     assert enqueued[-1] == (mine.pk, "cpu", 0)
+
+
+def test_a_workers_start_names_the_one_engine_of_its_process(alice, problem, enqueued, monkeypatch):
+    """celeryd_init names this process's engine (judge_engine(), built once): its sandboxes
+    carry the name as a label, and its claims record it."""
+    from judge_site.worker.engine import WORKER_LABEL, judge_engine
+
+    engine = judge_engine()
+    monkeypatch.setattr(engine, "worker_name", "")
+    assert engine.labels == {}
+    tasks._name_sandboxes(sender="cpu@box-7", options={"queues": "cpu"})
+    assert judge_engine() is engine and engine.labels == {WORKER_LABEL: "cpu@box-7"}
+    sub = services.submission_create(alice, problem, GOOD, "run")
+    services._claim(Submission.objects.get(pk=sub.pk))
+    assert Submission.objects.get(pk=sub.pk).worker == "cpu@box-7"
