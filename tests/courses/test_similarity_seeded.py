@@ -1,5 +1,5 @@
 """Similarity on a seeded class (issue 40, "Done when"): 200 students x 10 real problems, each
-student's code written independently (tests/courses/similarity_seeded.py), 5 copied pairs
+student's code written independently (judge_site/similarity/seeded.py), 5 copied pairs
 planted (names renamed, functions reordered, the file reformatted). ``manage.py similarity
 --json`` finds exactly those 5, as its top 5, and no independent pair at the default threshold.
 
@@ -20,9 +20,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 from judge_cast import make_problem
-from similarity_seeded import seeded_class
 
 from judge_site.courses.models import Membership, Role
+from judge_site.similarity.seeded import seeded_class
 from judge_site.submissions.models import Submission
 
 KEYS = {"a", "b", "problem", "score", "a_submission", "b_submission"}
