@@ -17,8 +17,9 @@ from pathlib import Path
 SITE = Path(__file__).resolve().parents[2] / "judge_site"
 
 # The floors, lowest first: an app may import its own floor's modules only within itself, and
-# any app on a floor below. The site's top modules (settings, urls, cli, wsgi) sit above all;
-# ``env`` and ``celery`` (the process's configuration and Celery app) below all.
+# any app on a floor below. The site's top modules (settings and its parts in config/, urls,
+# cli, wsgi, the maintainers' ``python -m`` tools/) sit above all; ``env`` and ``celery`` (the
+# process's configuration and Celery app) below all.
 LAYERS: list[tuple[str, ...]] = [
     ("env", "celery"),
     ("core",),
@@ -31,7 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("courses",),
     ("lti", "similarity"),
 ]
-TOP = {"settings", "settings_test", "urls", "cli", "wsgi", "__init__"}
+TOP = {"settings", "settings_test", "config", "urls", "cli", "wsgi", "tools", "__init__"}
 
 # Upward imports still standing, each with what removes it; the test fails when one goes away
 # (delete its line) or a new one comes. (source file below judge_site/, target app). None since
