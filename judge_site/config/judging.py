@@ -84,7 +84,7 @@ globals().update(envtable({
     "JUDGE_GRADER_IMAGE": (envstr, ""),
     # A host command (manage.py judge, check_problems, import_practice) confines an untrusted
     # package's authors' code in the worker image's grader; the repository's own problems/ opt
-    # out while this is true (judge_site/submissions/host_confinement.py).
+    # out while this is true (judge_site/worker/host_confinement.py).
     "JUDGE_TRUST_CATALOG": (envbool, "True"),
     "JUDGE_GRADER_MEMORY_MIB": (envint, "4096"),
     "JUDGE_MAX_CODE_BYTES": (envint, "65536"),
@@ -104,7 +104,7 @@ globals().update(envtable({
     # /metrics answers staff holding staff.view_metrics (session or API token) and
     # "Authorization: Bearer <this>" when set.
     "JUDGE_METRICS_TOKEN": (envstr, ""),
-    # Worker hosts without a shared disk (judge_site/submissions/package_cache.py). On a worker
+    # Worker hosts without a shared disk (judge_site/worker/package_cache.py). On a worker
     # host: the main host's web as this worker reaches it ("http://10.0.0.1:8000"); problem
     # versions are then fetched by content hash and cached here, under a size cap (least
     # recently used out). Unset: packages are read from this host's own folders.

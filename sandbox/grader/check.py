@@ -283,7 +283,7 @@ def check_package(
     route = getattr(backend, "for_requirements", None)
     if requires and callable(route):
         # A backend that picks the sandbox image by requirements (the site's docker backend,
-        # judge_site/submissions/engine.py): its image for these must exist and carry them.
+        # judge_site/worker/backends.py): its image for these must exist and carry them.
         try:
             backend = route(requires)
         except Exception as exc:  # noqa: BLE001  (a configuration error is this check's finding)

@@ -77,7 +77,7 @@ def check_practice(
 ) -> PracticeCheck:
     """Judge the package's solution (must be AC) and starter (must not be). ``judge``: how
     (default ``sandbox.grader.judge`` in this process; the site passes its confined grader's,
-    judge_site/submissions/confinement.py, since the folder's test.py is an author's code)."""
+    judge_site/worker/confinement.py, since the folder's test.py is an author's code)."""
     if judge is None:
         from sandbox.grader.entry import judge as judge_here  # imports torch: only when judging
 
