@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -76,23 +77,108 @@ def _compiler_id(tool: str) -> str:
     return f"{os.path.realpath(tool)} {out.strip()}"
 
 
-def default_cache_dir() -> Path:
-    """$TJ_CUDA_CACHE, else a directory of this user's in the temporary directory."""
-    env = os.environ.get("TJ_CUDA_CACHE")
-    return Path(env) if env else Path(tempfile.gettempdir()) / f"tj_cuda_cache-{os.getuid()}"
+CORE_DIR_ENV = "TJ_CUDA_CORE_DIR"  # a folder of shared cores the host built (local backend)
+PREBUILT = HERE / "prebuilt"  # the sandbox image's, built with the image (root's, read-only)
 
 
-def core_object(tool: str, cache_dir: Path, timeout_s: float) -> Path | None:
-    """tj_core.o for this compiler, these flags and these headers: built once, then reused
-    (the emulator's functions, which are most of a submission's compile). None if it cannot be
-    built or stored; the submission then compiles them itself."""
+def core_key(tool: str) -> str | None:
+    """The core's name for this compiler, these flags and these headers (None: no compiler)."""
     ident = _compiler_id(tool)
     if not ident:
         return None
     digest = hashlib.sha256(ident.encode() + " ".join(EMU_FLAGS).encode())
     for path in sorted(HERE.glob("tj_*")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    out = cache_dir / f"tj_core-{digest.hexdigest()[:20]}.o"
+    return f"tj_core-{digest.hexdigest()[:20]}"
+
+
+def _build_core(tool: str, folder: Path, timeout_s: float) -> Path | None:
+    """tj_core.cpp compiled in ``folder`` (folder/c.o), or None."""
+    cmd = [tool, *EMU_FLAGS, f"-I{HERE}", "-c", str(HERE / "tj_core.cpp"), "-o", str(folder / "c.o")]
+    status = run_limited(cmd, folder, timeout_s, stdout=folder / "log", stderr=folder / "log")
+    return folder / "c.o" if status == 0 and (folder / "c.o").is_file() else None
+
+
+def _read_only(path: Path) -> bool:
+    """``path`` and its folder are plain, have no write bit and belong to root or to us: a file
+    no code of the sandbox wrote (in an image they are root's and the sandbox is another user;
+    with the local backend, no security boundary, the student could chmod them back)."""
+    try:
+        for p in (path, path.parent):
+            st = p.lstat()
+            if stat.S_ISLNK(st.st_mode) or st.st_mode & 0o222 or st.st_uid not in (0, os.getuid()):
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def shared_core(tool: str, folders: Sequence[Path] | None = None) -> Path | None:
+    """A core built outside the sandbox for this compiler: ``<folder>/<key>/tj_core.o`` in the
+    image's PREBUILT or the host's $TJ_CUDA_CORE_DIR, trusted only when read-only
+    (_read_only). Never a file the sandbox may have written: a student's code runs after its
+    compile, in the same sandbox."""
+    key = core_key(tool)
+    if key is None:
+        return None
+    if folders is None:
+        env = os.environ.get(CORE_DIR_ENV)
+        folders = [PREBUILT, *([Path(env)] if env else [])]
+    for folder in folders:
+        path = folder / key / "tj_core.o"
+        if _read_only(path):
+            return path
+    return None
+
+
+def install_core(folder: Path, *, cxx: str = "g++", timeout_s: float = 300.0) -> Path | None:
+    """Build the core once into ``folder/<key>/tj_core.o``, read-only (file 0444, its folder
+    0555, moved into place whole), and return it; None if it cannot be built or stored. Run by
+    the image's build (scripts/build_images) and the local backend's host side, never in a
+    sandbox."""
+    tool = shutil.which(cxx) or cxx
+    found = shared_core(tool, [folder])
+    key = core_key(tool)
+    if found is not None or key is None:
+        return found
+    try:
+        folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
+    except OSError:
+        return None
+    try:
+        built = _build_core(tool, tmp, timeout_s)
+        if built is not None:
+            (tmp / "log").unlink(missing_ok=True)
+            os.replace(built, tmp / "tj_core.o")
+            os.chmod(tmp / "tj_core.o", 0o444)
+            os.chmod(tmp, 0o555)
+            os.rename(tmp, folder / key)  # whole; a concurrent install may have won (OSError)
+    except OSError:
+        pass
+    if tmp.exists():
+        os.chmod(tmp, 0o700)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return shared_core(tool, [folder])
+
+
+def host_core_env(cxx: str = "g++") -> dict[str, str]:
+    """{TJ_CUDA_CORE_DIR: folder} for a sandbox's environment, the core installed there first
+    (seconds, once per compiler and emulator version): the folder is $TJ_CUDA_CORE_DIR of the
+    host, else ~/.cache/tensor-judge/cuda-core. {} if the core cannot be built."""
+    env = os.environ.get(CORE_DIR_ENV)
+    folder = Path(env) if env else Path.home() / ".cache" / "tensor-judge" / "cuda-core"
+    return {CORE_DIR_ENV: str(folder)} if install_core(folder, cxx=cxx) is not None else {}
+
+
+def core_object(tool: str, cache_dir: Path, timeout_s: float) -> Path | None:
+    """tj_core.o in a cache the caller trusts (``compile(cache_dir=...)``: tests, a private
+    build folder): built there once, then reused. None if it cannot be built or stored; the
+    submission then compiles the emulator's functions itself."""
+    key = core_key(tool)
+    if key is None:
+        return None
+    out = cache_dir / f"{key}.o"
     if out.is_file():
         return out
     try:
@@ -100,18 +186,19 @@ def core_object(tool: str, cache_dir: Path, timeout_s: float) -> Path | None:
         tmp = Path(tempfile.mkdtemp(prefix="core-", dir=cache_dir))
     except OSError:
         return None
-    cmd = [tool, *EMU_FLAGS, f"-I{HERE}", "-c", str(HERE / "tj_core.cpp"), "-o", str(tmp / "c.o")]
-    status = run_limited(cmd, tmp, timeout_s, stdout=tmp / "log", stderr=tmp / "log")
-    if status == 0:
-        os.replace(tmp / "c.o", out)  # atomic: a concurrent build writes the same bytes
+    built = _build_core(tool, tmp, timeout_s)
+    if built is not None:
+        os.replace(built, out)  # atomic: a concurrent build writes the same bytes
     shutil.rmtree(tmp, ignore_errors=True)
     return out if out.is_file() else None
 
 
-def _clean_log(log: str, workdir: Path) -> str:
-    """The log without our directories: the student sees its file names and the header's."""
-    for d in (str(HERE / "include") + "/", str(HERE) + "/", str(workdir) + "/"):
-        log = log.replace(d, "")
+def _clean_log(log: str, workdir: Path, core: Path | None = None) -> str:
+    """The log without our directories (the emulator's, the build's, the shared core's: the
+    host's paths with the local backend): the student sees its file names and the header's."""
+    folders = [HERE / "include", HERE, workdir, *([core.parent] if core else [])]
+    for d in folders:
+        log = log.replace(str(d) + "/", "")
     return log
 
 
@@ -145,8 +232,9 @@ def compile(  # the name the judging loop calls (shadows the builtin inside this
 
     ``extra_sources`` are more files written beside it (e.g. a harness that
     ``#include "solution.cu"``); in mode "emu" each is translated too. With ``program=True`` the
-    result is an executable and ``filename`` must hold (or include) ``main``. ``cache_dir``
-    keeps the emulator's precompiled part (default: default_cache_dir()).
+    result is an executable and ``filename`` must hold (or include) ``main``. The emulator's
+    precompiled part is a shared_core() (the image's, the host's), else one in ``cache_dir``
+    (a folder the caller trusts), else none: the submission compiles those functions itself.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -157,6 +245,7 @@ def compile(  # the name the judging loop calls (shadows the builtin inside this
     files = {filename: source, **dict(extra_sources or {})}
     out = wd / ("solution.bin" if program else "libsolution.so")
     out.unlink(missing_ok=True)
+    core: Path | None = None
     for name, text in files.items():
         if not re.fullmatch(r"[\w.-]+", name) or name.startswith("."):
             raise ValueError(f"source names must be plain file names, not {name!r}")
@@ -172,7 +261,8 @@ def compile(  # the name the judging loop calls (shadows the builtin inside this
         cmd = [tool, *EMU_FLAGS, "-x", "c++", f"-I{HERE}", f"-I{HERE / 'include'}", "-include",
                HEADER]
         cmd += [*extra_flags, filename]
-        core = core_object(tool, Path(cache_dir) if cache_dir else default_cache_dir(), timeout_s)
+        core = shared_core(tool) or (core_object(tool, Path(cache_dir), timeout_s)
+                                     if cache_dir else None)
         if core is not None:
             cmd += ["-DTJ_CUDA_PREBUILT", "-x", "none", str(core)]
         cmd += ["-o", str(out)]
@@ -187,12 +277,14 @@ def compile(  # the name the judging loop calls (shadows the builtin inside this
         status, log = _run(cmd, wd, timeout_s, output_limit_bytes, max_file_bytes)
     except FileNotFoundError:
         raise CompileError(f"the compiler {tool} is not installed in this sandbox") from None
-    log = _clean_log(log, wd)
+    log = _clean_log(log, wd, core)
     if status is None:
         raise CompileError(f"compilation took longer than {timeout_s:g} s and was stopped",
                            log=log, timed_out=True)
-    if status == -signal.SIGXFSZ or (status != 0 and "File size limit" in log):
-        raise CompileError(f"the compiler wrote a file larger than {max_file_bytes} bytes "
+    full = status != 0 and ("File size limit" in log or "No space left on device" in log)
+    if status == -signal.SIGXFSZ or full:  # the file-size cap, or the sandbox's disk first
+        raise CompileError(f"the compiler wrote a file larger than {max_file_bytes} bytes or "
+                           "than the sandbox's disk holds (a gigantic object or binary) "
                            "and was stopped", log=log)
     if status != 0 or not out.exists():
         lines = error_lines(log, filename)

@@ -75,6 +75,11 @@ class LocalSandbox(Sandbox):
             # No GPU: @triton.jit kernels run in Triton's interpreter on CPU tensors, as in the
             # triton sandbox image (sandbox/images/Dockerfile.triton). Read only by Triton.
             env["TRITON_INTERPRET"] = "1"
+        if spec.sanitizers:  # a CUDA submission checked by emulation: the emulator's core,
+            # compiled once on this host into a read-only folder the runner links (build.py)
+            from sandbox.cuda.build import host_core_env  # noqa: PLC0415 (torch-free, rare)
+
+            env.update(host_core_env())
         limits = rlimits_for(spec)
         self._rss_cap = rss_cap_bytes(spec)
         self._oom = False
