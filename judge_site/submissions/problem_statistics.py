@@ -21,8 +21,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from judge_site.catalog.models import Problem
 from judge_site.core.prepared import UNREAD
+from judge_site.submissions.leaderboards import cached
 from judge_site.submissions.models import BestResult, ProblemStats
-from judge_site.submissions.selectors import cached
 
 FAST_P = (1.0, 1.5, 2.0)
 # Histogram bins of speedups: [lower, upper) with a label; the last is open.

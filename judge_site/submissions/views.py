@@ -18,7 +18,7 @@ from judge_site.catalog import selectors as catalog_selectors
 from judge_site.catalog.models import Problem
 from judge_site.core import gates, inputs
 from judge_site.core.fragments import content_key
-from judge_site.submissions import roofline, selectors, services, timeline
+from judge_site.submissions import leaderboards, roofline, selectors, services, timeline
 from judge_site.submissions.models import Status, VerdictChoice
 
 
@@ -190,7 +190,7 @@ def leaderboard_problem(request: HttpRequest, number: int) -> HttpResponse:
                          and gates.problem_gate(request.user, found.problem) is not None):
         raise Http404("no such problem")
     generation, _, _, solvers, _ = found.counters or (0, 0, 0, 0, 0)
-    board = selectors.leaderboard_problem_page(
+    board = leaderboards.leaderboard_problem_page(
         found.problem, request.GET.get("page", 1), (solvers, generation) if found.counters else None
     )
     return render(
@@ -202,7 +202,7 @@ def leaderboard_problem(request: HttpRequest, number: int) -> HttpResponse:
 
 @require_GET
 def leaderboard_overall(request: HttpRequest) -> HttpResponse:
-    board = selectors.leaderboard_overall_page(request.GET.get("page", 1))
+    board = leaderboards.leaderboard_overall_page(request.GET.get("page", 1))
     return render(
         request, "submissions/leaderboard_overall.html", {"rows": board.rows, "board": board}
     )

@@ -18,7 +18,7 @@ from judge_cast import make_problem, token_for
 
 from judge_site.staff.models import RejudgeItem
 from judge_site.staff.services.rejudge import rejudge_item_judge, rejudge_start
-from judge_site.submissions import aggregates, selectors, services, tasks
+from judge_site.submissions import aggregates, leaderboards, services, tasks
 from judge_site.submissions.models import (
     BestResult,
     ProblemStats,
@@ -175,7 +175,7 @@ def test_reconcile_repairs_every_kind_of_drift_and_then_finds_nothing(
 def test_a_cached_board_changes_with_the_event_and_pages(
     client, alice, bob, problem, fake_engine, enqueued, monkeypatch
 ):
-    monkeypatch.setattr(selectors, "BOARD_PAGE_SIZE", 1)
+    monkeypatch.setattr(leaderboards, "BOARD_PAGE_SIZE", 1)
     judged(alice, problem)
     assert "alice" in client.get("/problems/48/leaderboard/").content.decode()  # now cached
     judged(bob, problem)  # ties go to the earlier: bob is second, on page 2

@@ -90,7 +90,7 @@ def test_the_cheat_ranks_nowhere_and_its_page_shows_no_figure(
 ) -> None:
     """Stored as a worker stores a result (services.submission_judge), beside an honest
     solver's: the board has the honest solver only, the API and the page no figure."""
-    from judge_site.submissions import selectors, services
+    from judge_site.submissions import leaderboards, selectors, services
     from judge_site.submissions.problem_statistics import problem_statistics
 
     honest = JudgeResult(
@@ -110,7 +110,7 @@ def test_the_cheat_ranks_nowhere_and_its_page_shows_no_figure(
     services.submission_create(bob, problem, "def add_rms_norm(): ...\n", "submit")
     mine.refresh_from_db()
     assert mine.verdict == "AC" and mine.benchmark["trust"] == "rejected"
-    rows = selectors.leaderboard_problem_page(problem).rows
+    rows = leaderboards.leaderboard_problem_page(problem).rows
     assert [(row.rank, row.username) for row in rows] == [(1, "bob")]
     assert problem_statistics(problem).fast_p["1.0"] == 0.5  # bob's 1.01 only, of two
     assert selectors.submission_to_json(mine)["benchmark"]["speedup"] is None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from test_judge_pages import GOOD, login
 
-from judge_site.submissions import selectors, services
+from judge_site.submissions import leaderboards, services
 from judge_site.submissions.aggregates import stats_refresh_pairs
 from judge_site.submissions.models import BestResult, Status, Submission
 from sandbox.grader import manifest as package_manifest
@@ -49,7 +49,7 @@ def believed(speedup: float) -> dict:
 def test_it_never_ranks_a_rejected_timing(alice, bob, problem, enqueued) -> None:
     judged(alice, problem, OLD_REJECTED)
     judged(bob, problem, believed(1.1))
-    board = selectors.leaderboard_problem_page(problem)
+    board = leaderboards.leaderboard_problem_page(problem)
     assert [row.username for row in board.rows] == ["bob"]
     assert board.total == 1 and board.rows[0].rank == 1
     alice_row = BestResult.objects.get(user=alice, problem=problem)
@@ -63,7 +63,7 @@ def test_a_believed_timing_ranks_by_its_own_figure_whatever_a_rejected_one_claim
     judged(alice, problem, believed(1.5))
     judged(alice, problem, {**OLD_REJECTED, "speedup": 9.0})  # later, "faster", not believed
     judged(bob, problem, believed(2.0))
-    rows = selectors.leaderboard_problem_page(problem).rows
+    rows = leaderboards.leaderboard_problem_page(problem).rows
     assert [(row.username, row.speedup, row.trust) for row in rows] == [
         ("bob", 2.0, "verified"),
         ("alice", 1.5, "verified"),
@@ -80,7 +80,7 @@ def test_an_old_stored_row_with_a_rejected_best_is_off_the_board_before_any_refr
     BestResult.objects.filter(user=alice, problem=problem).update(
         best_speedup=2.08, best_trust="rejected", best_submission=sub
     )
-    assert [row.username for row in selectors.leaderboard_problem_page(problem).rows] == ["bob"]
+    assert [row.username for row in leaderboards.leaderboard_problem_page(problem).rows] == ["bob"]
 
 
 def test_the_api_shows_no_figure_of_a_rejected_timing(client, alice, problem, enqueued) -> None:
@@ -194,7 +194,7 @@ def test_the_result_page_and_the_board_say_contended(client, alice, problem, enq
     page = client.get(f"/submissions/{sub.pk}/").content.decode()
     assert "timing <strong class=\"trust-contended\">contended</strong>" in page
     assert "waited for a CPU 58 %" in page and "timing <strong class=\"trust-verified\">" not in page
-    (row,) = selectors.leaderboard_problem_page(problem).rows
+    (row,) = leaderboards.leaderboard_problem_page(problem).rows
     assert (row.username, row.trust) == ("alice", "contended")
     board = client.get(f"/problems/{problem.number}/leaderboard/").content.decode()
     assert "(contended)" in board
