@@ -185,7 +185,8 @@ def test_it_stops_a_compile_that_writes_a_gigantic_file(tmp_path: Path) -> None:
     source = 'static char big[50000000] = {1};\nextern "C" void solve(float* o) { o[0] = big[3]; }\n'
     with pytest.raises(CompileError) as caught:
         compile(source, tmp_path, max_file_bytes=1 << 20)
-    assert str(caught.value) == "the compiler wrote a file larger than 1048576 bytes and was stopped"
+    assert str(caught.value) == ("the compiler wrote a file larger than 1048576 bytes or than the "
+                                 "sandbox's disk holds (a gigantic object or binary) and was stopped")
 
 
 HARNESS = r"""#include <cstdio>
