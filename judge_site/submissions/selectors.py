@@ -17,7 +17,8 @@ from judge_site.core.roles import READ_SUBMISSIONS, can
 from judge_site.submissions.models import Submission
 from judge_site.submissions.scratch import scratch_json
 from sandbox.grader.contracts import REJECTED_NEXT, Trust, rejected_because, unbelieved
-from sandbox.grader.feedback import feedback_lines, hidden_policy, tests_for_student
+from sandbox.grader.feedback import feedback_lines, tests_for_student
+from sandbox.grader.manifest import feedback_of
 
 AnyUser: TypeAlias = AbstractBaseUser | AnonymousUser
 
@@ -102,7 +103,7 @@ def submission_tests_for(viewer: AnyUser | None, submission: Submission) -> list
     if not submission.tests_filtered and not (
         viewer is not None and reads_all_submissions(viewer)
     ):
-        tests = tests_for_student(tests, hidden_policy(submission.problem.manifest or {}))
+        tests = tests_for_student(tests, feedback_of(submission.problem.manifest or {}))
     # The feedback lines, computed once: the page's template and its script render them.
     return [{**t, "feedback": feedback_lines(t)} if isinstance(t, dict) else t for t in tests]
 

@@ -27,7 +27,6 @@ from sandbox.grader.contracts import (
     WrongKind,
     rejected_because,
 )
-from sandbox.grader.manifest import feedback_of as hidden_policy  # noqa: F401 - the site's name (stored manifests)
 
 
 def _num(value: Any) -> str:
