@@ -4,22 +4,14 @@ judge, which imports nothing from here."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
+
+# The loader of a package's own files (tests.py, solution.py), for any Python file of a package:
+# a solution under solutions/, a tests.py read apart from its cases (package.py owns it).
+from sandbox.grader.package import _load_module as load_file
+
+__all__ = ["CATALOG", "ROOT", "load_file"]
 
 # The repository: its problems/ catalog, for the tools that read it.
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "problems"
-
-
-def load_file(path: Path, name: str) -> ModuleType:
-    """The Python file ``path`` imported as module ``name`` (a package's tests.py, a solution)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
