@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable
-from typing import NoReturn
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn
 
 import pytest
 
@@ -124,11 +124,36 @@ def work_unit(nodeid: str, fixturenames: Iterable[str]) -> str:
     return nodeid.split("::", 1)[0]
 
 
+def _flush_by_delete() -> None:
+    """Empty the tables after a transactional test with DELETE, not Django's TRUNCATE: the
+    tables of a test hold a few rows, and a TRUNCATE of the 55 tables takes 1.4-1.8 s on a busy
+    2-core machine against 0.07 s for their DELETEs (stop 45), after each of the suite's ~180
+    transactional tests. The same rows go: the statements run in one transaction and every
+    foreign key is deferred to its commit (Django makes them DEFERRABLE INITIALLY DEFERRED).
+    TRUNCATE stays where Django asks more of it (a sequence reset, a cascade)."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(
+        self: DatabaseOperations, style: Any, tables: Sequence[str], *,
+        reset_sequences: bool = False, allow_cascade: bool = False,
+    ) -> list[str]:
+        if reset_sequences or allow_cascade:
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        return [f"{style.SQL_KEYWORD('DELETE FROM')} {self.quote_name(t)};" for t in tables]
+
+    DatabaseOperations.sql_flush = sql_flush  # type: ignore[method-assign]
+
+
 def _distributed(config: pytest.Config) -> bool:
     return bool(config.getoption("dist", default="no") == "loadgroup")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _flush_by_delete()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker:
         # Each worker is a run of its own (settings_test.py gave the controller's pid to both):
