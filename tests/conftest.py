@@ -154,7 +154,7 @@ def _distributed(config: pytest.Config) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     _flush_by_delete()
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    worker = getattr(config, "workerinput", {}).get("workerid")  # an xdist worker's name
     if worker:
         # Each worker is a run of its own (settings_test.py gave the controller's pid to both):
         # a worker's Celery workers remove the warm sandboxes of their owner when they stop.
