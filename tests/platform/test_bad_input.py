@@ -9,27 +9,11 @@ import json
 
 import pytest
 from django.test import Client
-from judge_cast import make_problem, make_user, token_for  # noqa: E402
+from judge_cast import token_for  # noqa: E402
 
-from judge_site.submissions import services  # noqa: E402
 from judge_site.submissions.models import Submission  # noqa: E402
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def alice(db: object) -> object:
-    return make_user("alice")
-
-
-@pytest.fixture
-def problem(db: object) -> object:
-    return make_problem()
-
-
-@pytest.fixture
-def enqueued(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(services, "_enqueue", lambda *args, **kwargs: None)
 
 
 CODE = "def embed(ids, weight, pad_id):\n    return weight[ids]\n"
