@@ -6,7 +6,7 @@ the assignment's problem, presses Submit, and the grade reaches the platform's A
 sent by the Celery worker that wrote the verdict (on the worker's own queue).
 
 The worker runs the fake engine of tests/judge_cast.py (the course journey's reason: the grade
-needs the verdict only); the local backend, no compose stack: it runs beside the stack line."""
+needs the verdict only), on the local backend: no compose stack."""
 
 from __future__ import annotations
 
