@@ -173,4 +173,4 @@ def test_the_docker_sandbox_runs_the_runtime_of_an_imported_folder(tmp_path: Pat
                                    backend=get_backend("docker"))
     print([(r["slug"], r["seconds"]) for r in reports])
     assert [(r["slug"], r["imported"], r["check"]["solution"], r["check"]["starter"])
-            for r in reports] == [(SLUG, True, "AC", "RE")], reports
+            for r in reports] == [(SLUG, True, "AC", "RE")], [r.get("error") for r in reports]
