@@ -81,6 +81,8 @@ def test_import_all_json_imports_every_cpp_and_cuda_folder(tmp_path: Path) -> No
     assert {s: r["check"]["starter"] for s, r in reports.items()} == {
         "toy-cpp-prefix-sum": "WA", "toy-cpp-counter": "RE", "toy-cu-scale": "WA"}
     # the cases are what the solution's run printed; example* public
+    prefix = reports["toy-cpp-prefix-sum"]
+    assert (prefix["public_tests"], prefix["hidden_tests"]) == (["example_small"], ["empty", "long_run"])
     package = load_package(next(tmp_path.glob("*-toy-cpp-prefix-sum")))
     assert package.practice is not None and package.practice.harness == "cpp"
     assert package.practice.tests == ("example_small", "empty", "long_run")
