@@ -72,14 +72,23 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
         name = getattr(type(value), "__name__", "object")
         return {handle_key: counter[0], "callable": callable(value), "type": str(name)[:100]}
 
-    def wrap(value, depth=0):
+    def walk(value, depth, each, leaf):
+        """``value`` with ``each`` applied to the items of its lists and tuples (at most 40
+        deep), and ``leaf(value, depth)`` to anything else."""
         kind = type(value)
         if depth > 40:
             return value
         if kind is list:
-            return [wrap(v, depth + 1) for v in value]
+            return [each(v, depth + 1) for v in value]
         if kind is tuple:
-            return tuple(wrap(v, depth + 1) for v in value)
+            return tuple(each(v, depth + 1) for v in value)
+        return leaf(value, depth)
+
+    def wrap(value, depth=0):
+        return walk(value, depth, wrap, wrap_leaf)
+
+    def wrap_leaf(value, depth):
+        kind = type(value)
         if kind is _torch.Size:
             return tuple(int(v) for v in value)
         if kind is dict and all(type(k) is str for k in value):
@@ -89,14 +98,10 @@ def __pj_harness():  # noqa: ANN202, C901, PLR0915 - one closure keeps the modul
         return keep(value)
 
     def unwrap(value, depth=0):
-        kind = type(value)
-        if depth > 40:
-            return value
-        if kind is list:
-            return [unwrap(v, depth + 1) for v in value]
-        if kind is tuple:
-            return tuple(unwrap(v, depth + 1) for v in value)
-        if kind is dict:
+        return walk(value, depth, unwrap, unwrap_leaf)
+
+    def unwrap_leaf(value, depth):
+        if type(value) is dict:
             if set(value) == {handle_key}:
                 return objects[value[handle_key]]
             if set(value) == {global_key}:
