@@ -45,8 +45,8 @@ def public_examples(package: ProblemPackage) -> list[dict[str, str]]:
 
     Read from tests.py's source without running it: the web process has no torch.
     """
-    if practice_package.is_practice(package.manifest):  # a practice folder's test.py: test_example*
-        return practice_package.public_examples(package.path)
+    if package.practice is not None:  # a practice folder's test.py: test_example*
+        return practice_package.public_examples(package.path, package.practice.public)
     return public_cases_static(package.path / "tests.py")
 
 

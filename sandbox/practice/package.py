@@ -5,14 +5,12 @@ The package is written from a folder by folder.py's :func:`write_package`.
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.grader.manifest import PackageError, kind_of
-from sandbox.practice.folder import KIND
+from sandbox.grader.manifest import PackageError
 from sandbox.practice.scan import Unsupported, scan_tests
 
 # ---------------------------------------------------------------- a package of this kind
@@ -68,16 +66,10 @@ def practice_of(manifest: Mapping[str, Any], where: Path | str = "problem.toml")
                             text("sanitize"), text("main"), names("files"))
 
 
-def is_practice(manifest: Mapping[str, Any]) -> bool:
-    return kind_of(manifest) == KIND
-
-
-def public_examples(package_dir: Path | str) -> list[dict[str, str]]:
-    """Name, function (empty) and note (the docstring's first line) of each public test, read
-    from the package without running anything; hidden tests are never listed."""
-    path = Path(package_dir)
-    public = practice_of(tomllib.loads((path / "problem.toml").read_text()), path / "problem.toml").public
-    tests, _, _ = scan_tests((path / "tests.py").read_text())
+def public_examples(package_dir: Path | str, public: Collection[str]) -> list[dict[str, str]]:
+    """Name, function (empty) and note (the docstring's first line) of each ``public`` test,
+    read from the package's tests.py without running anything; hidden tests are never listed."""
+    tests, _, _ = scan_tests((Path(package_dir) / "tests.py").read_text())
     return [{"name": t.name, "fn": "", "note": t.doc} for t in tests if t.name in public]
 
 
