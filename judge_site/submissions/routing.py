@@ -10,6 +10,7 @@ from django.conf import settings
 
 from judge_site.catalog.models import Device, Problem
 from judge_site.worker.images import SandboxImageError, requirement_images
+from sandbox.grader.manifest import requires_of
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def judging_route(problem: Problem) -> Route:
         return Route("cpu")
     if settings.JUDGE_GPU_ENABLED:
         return Route("gpu")
-    requires = [str(r) for r in (problem.manifest or {}).get("requires", [])]
+    requires = requires_of(problem.manifest or {})
     try:
         mapped = set(requirement_images())
     except SandboxImageError as exc:
