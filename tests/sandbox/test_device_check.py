@@ -1,14 +1,14 @@
-"""scripts/device_check: the prepared GPU-machine check, in its CPU dry run.
+"""scripts/device_check (sandbox/tools/device_check/): the prepared GPU-machine check, in its CPU
+dry run.
 
-Its helpers are imported from the script (it has no .py suffix); one dry run judges one small
-CPU problem's reference (problem 55: no benchmark, one sandbox) and one shows the time bound.
+Its helpers are imported from the package; one dry run (through the script, as the GPU machine
+runs it) judges one small CPU problem's reference (problem 55: no benchmark, one sandbox) and
+one shows the time bound.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib.machinery
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -16,35 +16,24 @@ from types import ModuleType
 
 import pytest
 
+from sandbox.tools import device_check
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "device_check"
-
-
-def _load() -> ModuleType:
-    loader = importlib.machinery.SourceFileLoader("device_check", str(SCRIPT))
-    spec = importlib.util.spec_from_loader("device_check", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["device_check"] = module  # its dataclasses look their module up there
-    try:
-        loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop("device_check", None)
-        raise
-    return module
+PACKAGE = ROOT / "sandbox" / "tools" / "device_check"
 
 
 @pytest.fixture(scope="module")
 def dc() -> ModuleType:
-    return _load()
+    return device_check
 
 
 def test_imports_only_stdlib_torch_and_the_sandbox_package() -> None:
     """The device machine has no venv: no Django, no Docker SDK, nothing but the standard
     library, torch/numpy/triton and this repository's sandbox package."""
-    tree = ast.parse(SCRIPT.read_text())
     names = set()
-    for node in ast.walk(tree):
+    files = [SCRIPT, *PACKAGE.glob("*.py")]
+    for node in (n for f in files for n in ast.walk(ast.parse(f.read_text()))):
         if isinstance(node, ast.Import):
             names |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
