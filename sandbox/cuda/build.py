@@ -99,6 +99,15 @@ def _build_core(tool: str, folder: Path, timeout_s: float) -> Path | None:
     return folder / "c.o" if status == 0 and (folder / "c.o").is_file() else None
 
 
+def _scratch(folder: Path, mode: int) -> Path | None:
+    """A fresh folder to build a core in, inside ``folder`` (made with ``mode`` if missing)."""
+    try:
+        folder.mkdir(mode=mode, parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
+    except OSError:
+        return None
+
+
 def _read_only(path: Path) -> bool:
     """``path`` and its folder are plain, have no write bit and belong to root or to us: a file
     no code of the sandbox wrote (in an image they are root's and the sandbox is another user;
@@ -141,10 +150,8 @@ def install_core(folder: Path, *, cxx: str = "g++", timeout_s: float = 300.0) ->
     key = core_key(tool)
     if found is not None or key is None:
         return found
-    try:
-        folder.mkdir(mode=0o755, parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
-    except OSError:
+    tmp = _scratch(folder, 0o755)
+    if tmp is None:
         return None
     try:
         built = _build_core(tool, tmp, timeout_s)
@@ -181,10 +188,8 @@ def core_object(tool: str, cache_dir: Path, timeout_s: float) -> Path | None:
     out = cache_dir / f"{key}.o"
     if out.is_file():
         return out
-    try:
-        cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix="core-", dir=cache_dir))
-    except OSError:
+    tmp = _scratch(cache_dir, 0o700)
+    if tmp is None:
         return None
     built = _build_core(tool, tmp, timeout_s)
     if built is not None:
