@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.utils import timezone
 
@@ -44,36 +44,27 @@ UnpublishedReader = Callable[[Any, Any, datetime], bool]
 SubmissionReader = Callable[[Any, Any], bool]
 VersionFolders = Callable[[str], "list[str]"]
 
-_gates: list[ProblemGate] = []
-_pins: list[PackagePin] = []
-_readers: list[UnpublishedReader] = []
-_submission_readers: list[SubmissionReader] = []
-_version_folders: list[VersionFolders] = []
+T = TypeVar("T")
 
 
-def register_problem_gate(gate: ProblemGate) -> None:
-    if gate not in _gates:
-        _gates.append(gate)
+class Hooks(list[T]):
+    """The functions registered for one question, in the order registered (each once)."""
+
+    def register(self, hook: T) -> None:
+        if hook not in self:
+            self.append(hook)
 
 
-def register_package_pin(pin: PackagePin) -> None:
-    if pin not in _pins:
-        _pins.append(pin)
-
-
-def register_unpublished_reader(reader: UnpublishedReader) -> None:
-    if reader not in _readers:
-        _readers.append(reader)
-
-
-def register_submission_reader(reader: SubmissionReader) -> None:
-    if reader not in _submission_readers:
-        _submission_readers.append(reader)
-
-
-def register_version_folders(finder: VersionFolders) -> None:
-    if finder not in _version_folders:
-        _version_folders.append(finder)
+_gates: Hooks[ProblemGate] = Hooks()
+_pins: Hooks[PackagePin] = Hooks()
+_readers: Hooks[UnpublishedReader] = Hooks()
+_submission_readers: Hooks[SubmissionReader] = Hooks()
+_version_folders: Hooks[VersionFolders] = Hooks()
+register_problem_gate = _gates.register
+register_package_pin = _pins.register
+register_unpublished_reader = _readers.register
+register_submission_reader = _submission_readers.register
+register_version_folders = _version_folders.register
 
 
 def version_folders(version: str) -> list[str]:
