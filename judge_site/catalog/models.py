@@ -48,6 +48,16 @@ class Problem(models.Model):
     def __str__(self) -> str:
         return f"{self.number}. {self.title}"
 
+    @property
+    def language(self) -> str:
+        """What the student writes: problem.toml's ``language`` (python, cuda, cpp; the editor's
+        mode). A C++ / CUDA C++ practice problem imported before packages had a language says so
+        in its ``[practice] harness`` only."""
+        manifest = self.manifest if isinstance(self.manifest, dict) else {}
+        practice = manifest.get("practice")
+        harness = practice.get("harness") if isinstance(practice, dict) else ""
+        return str(manifest.get("language") or harness or "python")
+
 
 class Draft(models.Model):
     """The code a user last had in a problem's editor, kept on the server so that it follows

@@ -125,6 +125,12 @@ class Kind(abc.ABC):
         """The file the runner loads as the submission, and the names it must define."""
         return self.judging.source, list(self.judging.package.functions)
 
+    def load_language(self) -> str:
+        """What the runner loads load_request's file as ("cuda" compiles it, protocol.load); a
+        practice harness package's C++ / CUDA file is compiled with its test program instead."""
+        practice = self.judging.package.practice
+        return "python" if practice is not None and practice.harness else self.judging.package.language
+
     def load_modules(self) -> dict[str, str]:
         """Files importable beside the student's file in the sandbox (path -> text)."""
         return {}
@@ -307,10 +313,11 @@ def _load(kind: Kind, session: Session) -> JudgeResult | None:
     limits = judging.package.limits
     source, functions = kind.load_request()
     requires = judging.package.requires
-    cuda = judging.package.language == "cuda"
+    language = kind.load_language()
+    cuda = language == "cuda"
     try:
         reply, _ = session.request(
-            protocol.load(source, functions, language=judging.package.language,
+            protocol.load(source, functions, language=language,
                           bindings=judging.package.bindings, time_s=limits.time_s,
                           modules=kind.load_modules()),
             import_limit_s(limits.time_s, requires) + SLACK_S

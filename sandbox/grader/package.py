@@ -51,12 +51,27 @@ from sandbox.problem import Case
 PACKAGE_FILES = ("problem.toml", "statement.md", "starter.py", "solution.py", "tests.py")
 # language -> (the student's file suffix, the files a package of it must have besides the
 # common ones). A "cuda" package's solution.py is still the trusted reference; its solution.cu is
-# the model answer, bindings.py how the compiled launch function is called on tensors.
+# the model answer, bindings.py how the compiled launch function is called on tensors. "cpp"
+# (C++) is a practice package's only: see HARNESS_FILES.
 LANGUAGES: dict[str, tuple[str, tuple[str, ...]]] = {
     "python": (".py", ("starter.py",)),
     "cuda": (".cu", ("starter.cu", "solution.cu", "bindings.py")),
+    "cpp": (".cpp", ("starter.cpp", "solution.cpp")),
 }
 COMMON_FILES = ("problem.toml", "statement.md", "solution.py", "tests.py")
+# A practice package whose test is a program (C++ or CUDA C++, [practice] harness; its tests
+# under harness/, sandbox/practice/harness.py): starter<suffix> and solution<suffix>, the model
+# answer; no Python reference, no bindings. One imported before packages had the "cpp" language
+# (no `language`) keeps the C++ or CUDA source in starter.py / solution.py and still loads so.
+HARNESS_FILES = ("problem.toml", "statement.md", "tests.py")
+
+
+def required_files(language: str, kind: str) -> tuple[str, ...]:
+    """The files a package of ``language`` and ``kind`` must hold."""
+    if kind == "practice" and language != "python":
+        suffix = LANGUAGES[language][0]
+        return (*HARNESS_FILES, f"starter{suffix}", f"solution{suffix}")
+    return (*COMMON_FILES, *LANGUAGES[language][1])
 
 
 @dataclass(frozen=True)
@@ -82,7 +97,7 @@ class ProblemPackage:
     manifest: dict[str, Any]
     # [[statement_cases]]: statement sentences and the cases proving them (None: no table)
     statement_cases: tuple[StatementCase, ...] | None = None
-    language: str = "python"  # a key of LANGUAGES: what the student writes
+    language: str = "python"  # a key of LANGUAGES: what the student writes (and the files' suffix)
     bindings: str = ""  # a cuda package's bindings.py (runs in the student's sandbox)
     kind: str = "tensor"  # one of manifest.PROBLEM_KINDS: how its files are judged
     requires: tuple[str, ...] = ()  # modules the sandbox must import beyond torch ("triton")
@@ -91,7 +106,7 @@ class ProblemPackage:
 
     @property
     def suffix(self) -> str:
-        """The student's file suffix: ".py", or ".cu" for a cuda package."""
+        """The student's file suffix: ".py", ".cu" for a cuda package, ".cpp" for a cpp one."""
         return LANGUAGES[self.language][0]
 
     @property
@@ -100,7 +115,7 @@ class ProblemPackage:
 
     @property
     def answer_file(self) -> Path:
-        """The model answer the package check judges (solution.py, or solution.cu)."""
+        """The model answer the package check judges (solution.py, .cu or .cpp)."""
         return self.path / f"solution{self.suffix}"
 
     @property
@@ -185,10 +200,18 @@ def load_package(path: Path | str) -> ProblemPackage:
         raise PackageError(f"{path / 'problem.toml'}: {exc}") from None
     toml = path / "problem.toml"
     language = choice_of(manifest, "language", tuple(LANGUAGES), toml)
-    for name in (*COMMON_FILES, *LANGUAGES[language][1]):
+    kind = kind_of(manifest, toml)
+    if language == "cpp" and kind != "practice":
+        raise PackageError(f"{toml}: `language = \"cpp\"` is for a practice package's C++ "
+                           "exercise (kind = \"practice\")")
+    practice = practice_of(manifest, toml) if kind == "practice" else None
+    if practice is not None and language != "python" and practice.harness != language:
+        raise PackageError(f"{toml}: `language = \"{language}\"` needs a test program of that "
+                           f"language ([practice] harness = \"{language}\")")
+    required = required_files(language, kind)
+    for name in required:
         if not (path / name).is_file():
             raise PackageError(f"{path}: missing {name}")
-    kind = kind_of(manifest, toml)
     return ProblemPackage(
         path=path,
         number=field_of(manifest, "number", int, toml),
@@ -209,11 +232,11 @@ def load_package(path: Path | str) -> ProblemPackage:
         manifest=manifest,
         statement_cases=statement_cases_of(manifest, toml),
         language=language,
-        bindings=(path / "bindings.py").read_text() if language == "cuda" else "",
+        bindings=(path / "bindings.py").read_text() if "bindings.py" in required else "",
         kind=kind,
         requires=requires_of(manifest, toml),
         hints=parse_hints(manifest, toml),
-        practice=practice_of(manifest, toml) if kind == "practice" else None,
+        practice=practice,
     )
 
 

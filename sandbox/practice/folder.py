@@ -243,6 +243,7 @@ def manifest_text(folder: PracticeFolder, number: int, refused: list[Unsupported
     lines = [
         "# Imported from a practice folder (manage.py import_practice); tests.py is its test.py.",
         f"kind = {toml_str(KIND)}",
+        *([f"language = {toml_str(folder.harness)}"] if folder.harness else []),
         f"number = {number}",
         f"slug = {toml_str(folder.slug)}",
         f"title = {toml_str(folder.title)}",
@@ -292,8 +293,10 @@ def write_package(
     (target / "problem.toml").write_text(manifest_text(folder, number, list(refused)))
     (target / "statement.md").write_text(folder.description_md + "\n")
     (target / "notes.md").write_text(folder.notes_md + ("\n" if folder.notes_md else ""))
-    (target / "starter.py").write_text(folder.starter)
-    (target / "solution.py").write_text(folder.solution)
+    # the student's files under their language's names: starter.cpp / .cu for a harness folder
+    suffix = practice_harness.LANGUAGES[folder.harness][0] if folder.harness else ".py"
+    (target / f"starter{suffix}").write_text(folder.starter)
+    (target / f"solution{suffix}").write_text(folder.solution)
     if folder.harness:  # the test program and its headers
         practice_harness.write_files(target, folder.harness, folder.tests_source,
                                      folder.harness_files)

@@ -11,10 +11,12 @@ at import time, never from this repository. A C++ folder may ask for ThreadSanit
 the C++ header travels with it.
 
 The package (:func:`write_files`) keeps the test program and its headers under ``harness/``;
-the student's files keep the package's Python names (``starter.py`` and ``solution.py`` hold the
-C++ / CUDA source) until packages have a C++ language; ``[practice] harness`` says which. The
-cases are what the solution's run prints: the package check records them
-(:func:`record_cases`); names starting ``example`` are public (none: the first one).
+the student's files keep their names (``starter.cpp`` / ``solution.cpp``, or ``.cu``): the
+package's ``language`` is "cpp" or "cuda" (sandbox/grader/package.py), as is ``[practice]
+harness``. (A package imported before it had a language holds them as ``starter.py`` /
+``solution.py`` and loads as before.) The cases are what the solution's run prints: the package
+check records them (:func:`record_cases`); names starting ``example`` are public (none: the
+first one).
 """
 
 from __future__ import annotations

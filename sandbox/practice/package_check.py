@@ -1,4 +1,5 @@
-"""The package check of a practice problem: its solution.py is AC, its starter.py is not.
+"""The package check of a practice problem: its solution is AC, its starter is not (solution.py
+and starter.py; a C++ / CUDA C++ package's solution.cpp / .cu and starter.cpp / .cu).
 
 Both are judged through the real path (sandbox/practice/proxies.py, Submit: every test) with the
 given backend. A test that turns out unsupported while the solution runs (a callable argument
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
 @dataclass
 class PracticeCheck:
     passed: bool = False
-    solution: str = ""  # the verdict of solution.py
-    starter: str = ""  # the verdict of starter.py
+    solution: str = ""  # the verdict of the solution (package.answer_file)
+    starter: str = ""  # the verdict of the starter (package.starter_file)
     messages: list[str] = field(default_factory=list)
     refused_at_run: list[practice_scan.Unsupported] = field(default_factory=list)
     callbacks_at_run: list[practice_scan.Unsupported] = field(default_factory=list)
@@ -88,7 +89,7 @@ def check_practice(
     harness = bool(settings.harness)
     if not settings.public and not harness:
         report.messages.append("test.py has no test_example* (public) test")
-    solution = (package.path / "solution.py").read_text(encoding="utf-8")
+    solution = package.answer_file.read_text(encoding="utf-8")
     result = judge(package, solution, mode=Mode.SUBMIT, backend=backend)
     report.solution = str(result.verdict)
     if harness:  # its cases are what the solution's run printed: recorded in the package
@@ -119,16 +120,18 @@ def check_practice(
     if not judged:
         report.messages.append("every test is unsupported: nothing would be judged")
     if result.verdict != Verdict.AC:
-        report.messages.append(f"solution.py is not accepted by its own tests: {_summary(result)}")
+        report.messages.append(f"{package.answer_file.name} is not accepted by its own tests: "
+                               f"{_summary(result)}")
     if result.verdict != Verdict.AC:  # the package is refused already: spare the second judging
         return report
-    starter = (package.path / "starter.py").read_text(encoding="utf-8")
+    starter = package.starter_file.read_text(encoding="utf-8")
     result = judge(package, starter, mode=Mode.SUBMIT, backend=backend)
     report.starter = str(result.verdict)
     if result.verdict == Verdict.AC:
-        report.messages.append("starter.py is accepted: it must fail at least one test")
+        report.messages.append(f"{package.starter_file.name} is accepted: it must fail at "
+                               "least one test")
     elif result.verdict == Verdict.IE:
-        report.messages.append(f"starter.py: internal error: {_summary(result)}")
+        report.messages.append(f"{package.starter_file.name}: internal error: {_summary(result)}")
     report.passed = (
         report.solution == Verdict.AC
         and report.starter not in (Verdict.AC, Verdict.IE)
@@ -142,7 +145,8 @@ def check_items(package: ProblemPackage, backend: Backend) -> list[tuple[str, bo
     """The check as (name, ok, detail) items, for sandbox/grader/check.py's report."""
     report = check_practice(package, backend)
     items = [
-        ("reference (solution.py) is AC", report.solution == Verdict.AC, report.solution),
+        (f"reference ({package.answer_file.name}) is AC", report.solution == Verdict.AC,
+         report.solution),
         ("starter fails", report.starter not in (Verdict.AC, Verdict.IE), report.starter),
     ]
     items += [

@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 
+from judge_site.catalog.models import Problem
 from sandbox.grader.contracts import CPU_EMULATION_NOTE, JudgeResult, Mode, Verdict
-from sandbox.grader.package import ProblemPackage, load_package
+from sandbox.grader.package import PackageError, ProblemPackage, load_package
 from sandbox.practice import book as practice_book
 from sandbox.practice import folder as practice_folder
 from sandbox.practice import harness as practice_harness
@@ -85,11 +87,46 @@ def test_import_all_json_imports_every_cpp_and_cuda_folder(tmp_path: Path) -> No
     assert (prefix["public_tests"], prefix["hidden_tests"]) == (["example_small"], ["empty", "long_run"])
     package = load_package(next(tmp_path.glob("*-toy-cpp-prefix-sum")))
     assert package.practice is not None and package.practice.harness == "cpp"
+    # the student's files under C++ names, the language recorded: the site stores and shows it
+    assert package.language == "cpp" and package.manifest["language"] == "cpp"
+    assert sorted(p.name for p in package.path.glob("s*.*")) == [
+        "solution.cpp", "starter.cpp", "statement.md"]
+    assert package.starter_code == (BOOKS / "cpp" / "toy-cpp-prefix-sum" / "starter.cpp").read_text()
+    problem = Problem.objects.get(slug="toy-cpp-prefix-sum")
+    assert problem.language == "cpp" and problem.starter_code == package.starter_code
+    page = Client().get(f"/problems/{problem.number}/").content.decode()
+    assert 'data-language="cpp"' in page
     assert package.practice.tests == ("example_small", "empty", "long_run")
     assert package.practice.public == ("example_small",)
     assert (package.path / "harness" / "judge.hpp").is_file()
     cuda = load_package(next(tmp_path.glob("*-toy-cu-scale")))
     assert cuda.practice is not None and cuda.practice.public == ("example_ten",)
+    assert cuda.language == "cuda" and cuda.bindings == ""  # no tensor bindings: a program
+    assert sorted(p.name for p in cuda.path.glob("s*.*")) == [
+        "solution.cu", "starter.cu", "statement.md"]
+    assert Problem.objects.get(slug="toy-cu-scale").language == "cuda"
+
+
+def test_a_package_imported_before_the_cpp_language_still_loads_and_judges(tmp_path: Path) -> None:
+    """Its C++ source in starter.py / solution.py, no `language`: judged as before."""
+    package = _package(tmp_path, "cpp", "toy-cpp-prefix-sum", ["example_small", "empty", "long_run"])
+    for name in ("starter", "solution"):
+        (package.path / f"{name}.cpp").rename(package.path / f"{name}.py")
+    toml = package.path / "problem.toml"
+    toml.write_text(toml.read_text().replace('language = "cpp"\n', ""))
+    old = load_package(package.path)
+    assert old.language == "python" and old.practice is not None and old.practice.harness == "cpp"
+    assert old.starter_code == package.starter_code and old.answer_file.name == "solution.py"
+    result = _judge(old, old.answer_file.read_text())
+    assert result.verdict == Verdict.AC, [t.message for t in result.tests]
+
+
+def test_a_language_other_than_the_harness_is_refused(tmp_path: Path) -> None:
+    package = _package(tmp_path, "cpp", "toy-cpp-prefix-sum", ["example_small"])
+    toml = package.path / "problem.toml"
+    toml.write_text(toml.read_text().replace('language = "cpp"', 'language = "cuda"'))
+    with pytest.raises(PackageError, match=r'harness = "cuda"'):
+        load_package(package.path)
 
 
 def test_cpp_cases_become_verdicts_and_a_sanitizer_report_is_re(tmp_path: Path) -> None:

@@ -48,7 +48,8 @@ def test_declared_fields_load_typed(tmp_path: Path) -> None:
     ('kind = "practice"', '[practice]\ntests = "test_a"', "practice.tests must be a list"),
     ('kind = "practice"', "[practice]\nharness = 1", "practice.harness must be a string"),
     ('kind = "practice"\npractice = 1', "", "[practice] must be a table"),
-    ('language = "rust"', "", "`language` must be one of python, cuda, not 'rust'"),
+    ('language = "rust"', "", "`language` must be one of python, cuda, cpp, not 'rust'"),
+    ('language = "cpp"', "", "`language = \"cpp\"` is for a practice package's C++ exercise"),
 ])
 def test_a_malformed_field_is_a_package_error_naming_it(
     tmp_path: Path, head: str, tail: str, field: str
