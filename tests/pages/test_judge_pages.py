@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 from django.test import Client
 from judge_cast import make_problem
@@ -330,3 +334,23 @@ def test_a_cuda_problem_opens_its_editor_in_cpp_mode(client, alice, problem):
     if "vendor/codemirror/codemirror.js" in page:  # built assets: C++ highlighting is loaded
         assert "vendor/codemirror/mode/clike/clike.js" in page
     assert 'data-language="python"' in client.get("/problems/48/").content.decode()
+
+
+def test_a_cpp_practice_problem_opens_its_editor_in_cpp_mode(client, alice, problem):
+    harness = {"harness": "cpp", "sanitize": "", "main": "test.cpp", "files": ["judge.hpp"]}
+    make_problem(83, starter_code="#include <vector>\nlong total(const std::vector<int>& xs);\n",
+                 manifest={"kind": "practice", "language": "cpp", "practice": harness})
+    # one imported before packages had a language: its [practice] harness says C++
+    make_problem(84, starter_code="int f();\n", manifest={"kind": "practice", "practice": harness})
+    for number in (83, 84):
+        page = login(client, alice).get(f"/problems/{number}/").content.decode()
+        assert 'data-language="cpp"' in page
+        if "vendor/codemirror/codemirror.js" in page:  # built assets: C++ highlighting is loaded
+            assert "vendor/codemirror/mode/clike/clike.js" in page
+    # the editor's script opens "cpp" and "cuda" in clike's C++ mode, the rest as Python
+    script = (Path(__file__).resolve().parents[2] / "judge_site" / "catalog" / "static" / "judge"
+              / "problem.js").read_text()
+    modes = re.search(r"EDITOR_MODES = (\{[^}]*\})", script)
+    assert modes is not None
+    assert json.loads(re.sub(r"(\w+):", r'"\1":', modes.group(1))) == {
+        "python": "python", "cuda": "text/x-c++src", "cpp": "text/x-c++src"}

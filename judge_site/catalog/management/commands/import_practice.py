@@ -18,7 +18,8 @@ from sandbox.grader.package import PackageError
 class Command(BaseCommand):
     help = (
         "Import a practice folder (problem.md, starter.py, solution.py, test.py: the handbook "
-        "format, see problems/README.md) as problem N (default: the next free number). Its "
+        "format, see problems/README.md; a C++ or CUDA C++ one has .cpp or .cu files and a "
+        "test program) as problem N (default: the next free number). Its "
         "check runs first (solution.py accepted, starter.py not); a folder that fails changes "
         "nothing. Prints a JSON report with --json. Exit status 0 only when it was imported "
         "and its check passed. test.py and solution.py are trusted code: import only folders "

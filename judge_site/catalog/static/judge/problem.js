@@ -4,6 +4,7 @@
    Reset, Run/Submit without reloading, Ctrl/Cmd+Enter. */
 (function () {
   "use strict";
+  var EDITOR_MODES = {python: "python", cuda: "text/x-c++src", cpp: "text/x-c++src"};
 
   document.addEventListener("DOMContentLoaded", function () {
     var form = document.getElementById("judge-form");
@@ -18,8 +19,8 @@
 
     if (window.CodeMirror) {
       editor = window.CodeMirror.fromTextArea(textarea, {
-        // a CUDA C++ problem (problem.toml's language = "cuda"): clike's C++ mode
-        mode: form.dataset.language === "cuda" ? "text/x-c++src" : "python", lineNumbers: true, indentUnit: 4, tabSize: 4, indentWithTabs: false,
+        // a CUDA C++ or C++ problem (problem.toml's language = "cuda" or "cpp"): clike's C++ mode
+        mode: EDITOR_MODES[form.dataset.language] || "python", lineNumbers: true, indentUnit: 4, tabSize: 4, indentWithTabs: false,
         matchBrackets: true, autoCloseBrackets: true, viewportMargin: Infinity,
         extraKeys: {
           Tab: function (cm) {
