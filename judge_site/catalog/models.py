@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from judge_site.core.constraints import one_per
+from sandbox.grader.manifest import language_of
 
 
 class Difficulty(models.TextChoices):
@@ -53,10 +54,7 @@ class Problem(models.Model):
         """What the student writes: problem.toml's ``language`` (python, cuda, cpp; the editor's
         mode). A C++ / CUDA C++ practice problem imported before packages had a language says so
         in its ``[practice] harness`` only."""
-        manifest = self.manifest if isinstance(self.manifest, dict) else {}
-        practice = manifest.get("practice")
-        harness = practice.get("harness") if isinstance(practice, dict) else ""
-        return str(manifest.get("language") or harness or "python")
+        return language_of(self.manifest if isinstance(self.manifest, dict) else {})
 
 
 class Draft(models.Model):

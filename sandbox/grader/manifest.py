@@ -1,10 +1,10 @@
 """problem.toml's fields, each read and checked in this one place (the package's schema: kind,
-requires, limits, feedback, hints, tolerances, benchmark; the loader is package.py). The loader
-calls these once at load, so that a ``ProblemPackage`` holds typed values and nothing else reads
-the dict; the site calls the same functions on a manifest stored in the database
-(``Problem.manifest``: hints, the feedback policy, requirements, the benchmark's cost tables). A
-malformed field is a :class:`PackageError` naming the file and the field. The ``[practice]``
-table of a practice package is read by sandbox/practice/package.py.
+requires, limits, feedback, hints, tolerances, benchmark, language; the loader is package.py).
+The loader calls these once at load, so that a ``ProblemPackage`` holds typed values and
+nothing else reads the dict; the site calls the same functions on a manifest stored in the
+database (``Problem.manifest``: hints, the feedback policy, requirements, the language, the
+benchmark's cost tables). A malformed field is a :class:`PackageError` naming the file and the
+field. The ``[practice]`` table of a practice package is read by sandbox/practice/package.py.
 """
 
 from __future__ import annotations
@@ -76,6 +76,17 @@ def requires_of(manifest: Manifest, where: Path | str = "problem.toml") -> tuple
         raise PackageError(f"{where}: `requires` must be a list of module names "
                            f"(requires = [\"triton\"]), not {raw!r}")
     return tuple(r.strip() for r in raw)
+
+
+def language_of(manifest: Manifest) -> str:
+    """What the student writes, for a manifest the site stored (the editor's mode):
+    ``language`` (python, cpp, cuda; checked at load by package.py); a C++ / CUDA C++ practice
+    problem imported before packages had a language says so in its ``[practice] harness`` only;
+    "python" when neither. Lenient, like :func:`shape_figures`: a stored manifest is not checked
+    again."""
+    practice = manifest.get("practice")
+    harness = practice.get("harness") if isinstance(practice, dict) else ""
+    return str(manifest.get("language") or harness or "python")
 
 
 # What a package may ask for: a limit is a number within these bounds (inclusive), never 0

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from sandbox.grader.contracts import FeedbackPolicy
-from sandbox.grader.manifest import PROBLEM_KINDS, feedback_of, parse_hints, requires_of
+from sandbox.grader.manifest import (
+    PROBLEM_KINDS,
+    feedback_of,
+    language_of,
+    parse_hints,
+    requires_of,
+)
 from sandbox.grader.package import PackageError, load_package
 from sandbox.practice.package import PracticeSettings, practice_of
 from tests.sandbox.conftest import TOY_DIR
@@ -101,6 +107,13 @@ def test_the_site_reads_a_stored_manifest_with_the_same_functions() -> None:
     harness = practice_of({"practice": {"harness": "cpp", "main": "test.cpp", "files": ["a.h"]}})
     assert (harness.harness, harness.main, harness.files, harness.tests) == ("cpp", "test.cpp", ("a.h",), ())
     assert parse_hints(stored).ladders == () and requires_of({}) == ()
+
+
+def test_the_language_of_a_stored_manifest_falls_back_to_the_harness_then_python() -> None:
+    assert language_of({"language": "cuda", "practice": {"harness": "cuda"}}) == "cuda"
+    assert language_of({"kind": "practice", "practice": {"harness": "cpp"}}) == "cpp"  # imported before
+    assert language_of({"kind": "practice", "practice": {"harness": ""}}) == "python"
+    assert language_of({"practice": "not a table"}) == "python" and language_of({}) == "python"
 
 
 def test_every_problem_kind_has_a_strategy() -> None:
