@@ -40,7 +40,21 @@ def run_limited(cmd: Sequence[str], cwd: Path, timeout_s: float, *, stdout: Path
     if status is None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        _await_group_gone(proc.pid)
     return status
+
+
+def _await_group_gone(pgid: int, within_s: float = 5.0) -> None:
+    """Wait until every process of a killed group is gone: the compiler's cc1plus, orphaned by
+    the driver's kill, lives on for a moment until the sandbox's init reaps it, and a sandbox
+    that holds more processes after a request than at its start is an RE (stray processes)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.02)
 
 
 def read_capped(path: Path, limit_bytes: int) -> str:

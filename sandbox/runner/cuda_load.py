@@ -20,8 +20,12 @@ import sys
 from types import ModuleType
 from typing import Any
 
-COMPILE_TIMEOUT_S = 60.0  # the longest compile a judging waits for (a CE past it)
-COMPILE_LOG_BYTES = 64 * 1024  # the compiler's log kept for the CE message
+# The longest compile a judging waits for (a CE past it): nvcc's; the emulation's, g++ at -O0
+# with the emulator's core prebuilt, takes 1-2 s idle and about 6 s at load 18 on two cores.
+COMPILE_TIMEOUT_S = {"nvcc": 60.0, "emu": 30.0}
+# The compiler's log kept for the CE message: under the 16000 characters the runner sends, so
+# that its "[output cut at ...]" note reaches the student.
+COMPILE_LOG_BYTES = 12 * 1024
 MAX_OBJECT_BYTES = 256 * 1024 * 1024  # any file the compiler writes (a gigantic object: CE)
 
 
@@ -36,7 +40,7 @@ def load(source: str, bindings: str, folder: str, *, gpu: bool, time_s: float) -
 
     mode = "nvcc" if gpu else "emu"
     build = os.path.join(folder, "build")
-    library = compile_cuda(source, build, mode, timeout_s=COMPILE_TIMEOUT_S,
+    library = compile_cuda(source, build, mode, timeout_s=COMPILE_TIMEOUT_S[mode],
                            output_limit_bytes=COMPILE_LOG_BYTES,
                            max_file_bytes=MAX_OBJECT_BYTES, filename="submission.cu")
     calls = os.path.join(folder, "calls")
