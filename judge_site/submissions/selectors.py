@@ -138,11 +138,11 @@ def benchmark_rejection(bench: dict[str, Any] | None) -> dict[str, Any] | None:
 def _benchmark_json(bench: dict[str, Any] | None) -> dict[str, Any] | None:
     """A stored benchmark as shown (``benchmark_shown``) with the ``verified`` flag of
     ``manage.py judge --json`` derived from its ``trust`` (stored results keep ``trust``
-    only)."""
+    only): false for a rejected timing and for a contended one (shown, never verified)."""
     shown = benchmark_shown(bench)
     if not shown:
         return shown
-    return {**shown, "verified": benchmark_trust(shown) != "rejected"}
+    return {**shown, "verified": benchmark_trust(shown) in ("verified", "charged")}
 
 
 def submission_to_json(submission: Submission, viewer: AnyUser | None = None) -> dict[str, Any]:

@@ -288,7 +288,7 @@ class JudgeEngine:
         gpu_quiet.mark(result.environment)
         # Times taken while the timed sandboxes waited for a CPU (or the GPU was busy or slowed)
         # beyond the quiet rules' bounds are shown and said to be contended, never "verified".
-        busy = [quiet.waited] if quiet.waited else []
+        busy = list(quiet.busy)
         busy += gpu_quiet.found.contended if gpu_quiet.found is not None else []
         if busy and result.benchmark is not None:
             result = dataclasses.replace(result, benchmark=contended(result.benchmark, "; ".join(busy)))

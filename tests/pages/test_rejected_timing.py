@@ -173,6 +173,8 @@ def test_a_busy_machines_timing_is_said_to_be_contended_never_verified() -> None
     assert busy.trust == Trust.CONTENDED and busy.rule == "contended"
     assert why in busy.note and "not verified" in busy.note and "Submit again" in busy.note
     assert busy.speedup == 0.54  # the figure is kept, said plainly to be unverified
+    assert verified.to_json()["verified"] is True
+    assert busy.to_json()["verified"] is False  # the JSON's old flag never says verified
     charged = contended(BenchmarkResult(1.2, 1.0, 1.2, trust=Trust.CHARGED, rule="gap_excess",
                                         note="charged 0.1 ms"), why)
     assert (charged.trust, charged.rule) == (Trust.CONTENDED, "gap_excess; contended")

@@ -536,5 +536,34 @@ def test_the_engine_calls_a_timing_contended_only_when_its_sandboxes_waited(
         assert float(info["timing_host_cpu_pressure"]) > 1.0
         assert info["timing_contended"].startswith("yes") is contended, info
         assert bool(quiet.waited) is contended  # what makes the benchmark's trust "contended"
+        assert bool(quiet.busy) is contended
         if contended:
             assert "the timed sandboxes waited for a CPU" in info["timing_contended"]
+
+
+def test_a_timing_without_its_cpus_lock_is_contended(settings: Any, tmp_path: Any) -> None:
+    """Another timing held the CPUs' lock past the wait: the timing runs beside it, and the
+    engine's trust says contended (not only the environment's note)."""
+    from judge_site.worker import quiet as quiet_module
+    from judge_site.worker.quiet import QuietCpus
+    from sandbox.host.backends.cpu_sets import TimingLock
+
+    settings.JUDGE_LOCK_DIR = str(tmp_path)
+    holder = TimingLock(str(tmp_path), "0")
+    assert holder.acquire(1.0) is not None
+    try:
+        inner = FakeBackend()
+        inner.cpuset = "0"  # type: ignore[attr-defined]
+        quiet = QuietCpus(inner)
+        quiet.psi_path = str(tmp_path / "absent")
+        old = quiet_module.TIMING_LOCK_WAIT_S
+        quiet_module.TIMING_LOCK_WAIT_S = 0.2
+        try:
+            quiet.before()
+            quiet.after()
+        finally:
+            quiet_module.TIMING_LOCK_WAIT_S = old
+    finally:
+        holder.release()
+    assert quiet.busy == ["no timing lock on CPUs 0"], quiet.busy
+    assert quiet.info["timing_contended"].startswith("yes: no timing lock")
