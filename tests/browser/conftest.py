@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,6 @@ from browser_kit import (
     PROBLEM_48,
     ROOT,
     JudgeWorker,
-    private_queue,
 )
 
 from tests.conftest import skip_or_fail
@@ -100,20 +100,39 @@ def problem48(transactional_db: Any) -> Any:
     return Problem.objects.get(number=48)
 
 
+@pytest.fixture(scope="session")
+def _judge_workers() -> Iterator[dict[bool, JudgeWorker]]:
+    """The journeys' Celery workers, one per kind of sandbox (Docker or not), each started by
+    the first test that asks for it (judge_worker) and stopped at the end of the session: a
+    start is Django, Celery and the engine's imports (3 CPU-s, about 6 s on a busy machine),
+    paid once instead of once per journey. Each test waits for its own verdicts."""
+    workers: dict[bool, JudgeWorker] = {}
+    yield workers
+    for worker in workers.values():
+        worker.stop()
+
+
 @pytest.fixture
 def judge_worker(
-    live_server: Any, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
-) -> Iterator[dict[str, str]]:
+    live_server: Any, transactional_db: Any, monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest, _judge_workers: dict[bool, JudgeWorker],
+) -> dict[str, str]:
     """A Celery worker subprocess on a private queue, sharing the live server's test database;
-    judging in Docker sandboxes in CI for a test marked ``sandbox_docker``."""
+    judging in Docker sandboxes in CI for a test marked ``sandbox_docker``. The test's
+    submissions go to its queue."""
+    from judge_site.submissions import services
+
     docker = request.node.get_closest_marker("sandbox_docker") is not None
-    worker = JudgeWorker(private_queue(monkeypatch, "browser"), docker=docker)
-    worker.start()
-    try:
-        yield {
-            "queue": worker.queue,
-            "engine": "real" if worker.env["JUDGE_BROWSER_FAKE_ENGINE"] == "0" else "fake",
-            "backend": worker.env["JUDGE_BACKEND"],
-        }
-    finally:
-        worker.stop()
+    worker = _judge_workers.get(docker)
+    if worker is None or worker.proc is None or worker.proc.poll() is not None:
+        kind = "docker" if docker else "local"
+        worker = JudgeWorker(f"browser-{kind}-{os.getpid()}-{int(time.time())}", docker=docker,
+                             name=f"worker-{kind}")
+        worker.start()
+        _judge_workers[docker] = worker
+    monkeypatch.setattr(services, "queue_for", lambda problem: worker.queue)
+    return {
+        "queue": worker.queue,
+        "engine": "real" if worker.env["JUDGE_BROWSER_FAKE_ENGINE"] == "0" else "fake",
+        "backend": worker.env["JUDGE_BACKEND"],
+    }
