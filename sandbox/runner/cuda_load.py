@@ -29,6 +29,15 @@ COMPILE_LOG_BYTES = 12 * 1024
 MAX_OBJECT_BYTES = 256 * 1024 * 1024  # any file the compiler writes (a gigantic object: CE)
 
 
+def host_env() -> dict[str, str]:
+    """What a sandbox that compiles for the emulation needs from its host's side, for a backend
+    that shares the host's files (the local backend): the emulator's core, built once there,
+    read-only (sandbox.cuda.build.host_core_env). A Docker sandbox's image has its own."""
+    from sandbox.cuda.build import host_core_env  # noqa: PLC0415 (torch-free, lazy)
+
+    return host_core_env()
+
+
 class DataRace(RuntimeError):
     """The emulation saw two threads of a block touch the same element without a barrier."""
 

@@ -77,9 +77,9 @@ class LocalSandbox(Sandbox):
             env["TRITON_INTERPRET"] = "1"
         if spec.sanitizers:  # a CUDA submission checked by emulation: the emulator's core,
             # compiled once on this host into a read-only folder the runner links (build.py)
-            from sandbox.cuda.build import host_core_env  # noqa: PLC0415 (torch-free, rare)
+            from sandbox.runner.cuda_load import host_env  # noqa: PLC0415 (torch-free, rare)
 
-            env.update(host_core_env())
+            env.update(host_env())
         limits = rlimits_for(spec)
         self._rss_cap = rss_cap_bytes(spec)
         self._oom = False
