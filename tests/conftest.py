@@ -6,10 +6,9 @@ the fake engine of judge_cast.py, the SMTP server of mail_server.py): no folder 
 again. Environment defaults for the suite (DEBUG, DATABASE_URL, REDIS_URL, JUDGE_BACKEND) are set
 in judge_site/settings_test.py, because pytest-django reads settings before any conftest runs.
 
-The whole suite (scripts/test without arguments) runs on two xdist workers with
-``--dist loadgroup``: each worker is a run of its own (its own test database, from
-pytest-django's worker suffix, and its own pool owner, below), and a work unit (``work_unit``)
-goes whole to one worker.
+The whole suite (scripts/test without arguments) runs on two xdist workers: each worker is a
+run of its own (its own test database, from pytest-django's worker suffix, and its own pool
+owner, below), and a work unit (``work_unit``) goes whole to one worker.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 import pytest
@@ -105,23 +104,32 @@ def docker_engine() -> None:
     require_docker()
 
 
-# The work units that go first under xdist, the longest first (stop 45's durations,
-# docs/benchmarks.md): each worker takes the next unit when it is done with its own, so a long
-# unit taken last would leave the other worker idle while it ends.
+# The work units of the whole suite on xdist's workers (scripts/test), each given whole to one
+# worker. The compose stack is started once and stopped after its last user
+# (tests/platform/conftest.py): the modules of the tests that use it are one unit. The toy's
+# tagged judgings are made once per worker: their two modules are one unit. Any other module is
+# a unit of its own (its module-scoped fixtures, the judgings its tests share).
+# tests/platform/test_platform_ci.py checks these lists against the tests' fixtures.
+STACK_MODULES = (
+    "tests/platform/test_platform_compose.py",
+    "tests/platform/test_platform_faults.py",
+    "tests/platform/test_platform_hosts.py",
+    "tests/platform/test_platform_client_address.py",
+)
+TOY_WRONG_MODULES = ("tests/sandbox/test_grader.py", "tests/sandbox/test_compare_view.py")
+# The units that go first, the longest first (stop 45): each worker takes the next unit when it
+# is done with its own, so a long unit taken last would leave the other worker idle.
 FIRST_UNITS = ("stack", "tests/catalog/test_catalog_check.py")
 
 
-def work_unit(nodeid: str, fixturenames: Iterable[str]) -> str:
-    """The xdist group of a test: every test on the compose stack in one ("stack": the stack is
-    started once and stopped after its last user, tests/platform/conftest.py); the tests that
-    read the toy's tagged judgings in one ("toy-wrong": judged once); any other test with the
-    tests of its module (module-scoped fixtures, the judgings a module's tests share)."""
-    names = set(fixturenames)
-    if "stack" in names:
+def work_unit(nodeid: str) -> str:
+    """The work unit of a test, from its node id (all that xdist's scheduler sees)."""
+    module = nodeid.split("::", 1)[0]
+    if module in STACK_MODULES:
         return "stack"
-    if "tagged_wrong_results" in names:
+    if module in TOY_WRONG_MODULES:
         return "toy-wrong"
-    return nodeid.split("::", 1)[0]
+    return module
 
 
 def _flush_by_delete() -> None:
@@ -148,10 +156,6 @@ def _flush_by_delete() -> None:
     DatabaseOperations.sql_flush = sql_flush  # type: ignore[method-assign]
 
 
-def _distributed(config: pytest.Config) -> bool:
-    return bool(config.getoption("dist", default="no") == "loadgroup")
-
-
 def pytest_configure(config: pytest.Config) -> None:
     _flush_by_delete()
     worker = getattr(config, "workerinput", {}).get("workerid")  # an xdist worker's name
@@ -159,21 +163,23 @@ def pytest_configure(config: pytest.Config) -> None:
         # Each worker is a run of its own (settings_test.py gave the controller's pid to both):
         # a worker's Celery workers remove the warm sandboxes of their owner when they stop.
         os.environ["JUDGE_POOL_OWNER"] = f"tests-{os.getpid()}-{worker}"
-    if _distributed(config):
         config.pluginmanager.register(_UnitsInOrder(), "tensor-judge-units-in-order")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under ``--dist loadgroup``: each test in its work unit (before xdist reads the marks)."""
-    if _distributed(config):
-        for item in items:
-            unit = work_unit(item.nodeid, getattr(item, "fixturenames", ()))
-            item.add_marker(pytest.mark.xdist_group(unit))
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's scope scheduling with work_unit as the scope (xdist 3.8's own xdist_group marks
+    do nothing under pytest 9, whose node ids are no longer a string it can rewrite)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class UnitScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return UnitScheduling(config, log)
 
 
 class _UnitsInOrder:
-    """Under ``--dist loadgroup``: FIRST_UNITS first, every unit's tests in their order (xdist
+    """On an xdist worker: FIRST_UNITS first, every unit's tests in their order (the scheduler
     queues the units in the order of their first test, with --no-loadscope-reorder). Last of
     the collection hooks: after pytest-django's order (transactional tests after the others)
     and the stack's own (tests/platform/conftest.py)."""
@@ -181,12 +187,7 @@ class _UnitsInOrder:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         rank = {unit: n for n, unit in enumerate(FIRST_UNITS)}
-        items.sort(key=lambda item: rank.get(_unit_of(item), len(rank)))
-
-
-def _unit_of(item: pytest.Item) -> str:
-    mark = item.get_closest_marker("xdist_group")
-    return str(mark.args[0]) if mark else ""
+        items.sort(key=lambda item: rank.get(work_unit(item.nodeid), len(rank)))
 
 
 _SESSION_STARTED = __import__("time").time()

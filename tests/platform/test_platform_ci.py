@@ -68,21 +68,26 @@ def test_no_two_test_modules_share_a_basename() -> None:
     assert sorted(n for n in set(names) if names.count(n) > 1) == []
 
 
-def test_the_tests_on_the_stack_share_one_work_unit_and_the_others_go_by_module() -> None:
+def test_the_tests_on_the_stack_share_one_work_unit_and_the_others_go_by_module(
+    request: pytest.FixtureRequest,
+) -> None:
     """The whole suite runs on xdist workers (scripts/test): a work unit goes whole to one
-    worker. The compose stack starts once, so every test on it is in one unit; a module's tests
-    share module-scoped fixtures and judgings, so they are in one unit too; the named units that
-    go first exist (a renamed file would silently lose its place)."""
-    from tests.conftest import FIRST_UNITS, work_unit
+    worker. The compose stack starts once, so every test of this session that uses it is in the
+    stack's unit, and so is every test that reads the toy's tagged judgings in theirs (the whole
+    suite's session holds every test); a module's tests are in one unit; the named units that go
+    first exist (a renamed file would silently lose its place)."""
+    from tests.conftest import FIRST_UNITS, STACK_MODULES, TOY_WRONG_MODULES, work_unit
 
-    hosts = "tests/platform/test_platform_hosts.py::test_a_second_host_joins"
-    faults = "tests/platform/test_platform_faults.py::test_a_restart_loses_no_judging[worker]"
-    assert work_unit(hosts, ["stack", "tmp_path"]) == work_unit(faults, ["stack"]) == "stack"
-    assert work_unit("tests/sandbox/test_grader.py::test_a", ["tagged_wrong_results"]) == (
-        work_unit("tests/sandbox/test_compare_view.py::test_b", ["tagged_wrong_results", "db"])
-    )
+    for item in request.session.items:
+        names = getattr(item, "fixturenames", ())
+        if "stack" in names:
+            assert work_unit(item.nodeid) == "stack", item.nodeid
+        if "tagged_wrong_results" in names:
+            assert work_unit(item.nodeid) == "toy-wrong", item.nodeid
     grader = "tests/sandbox/test_grader.py"
-    assert work_unit(f"{grader}::test_c", ["judge_toy"]) == work_unit(f"{grader}::test_d[x]", [])
-    assert work_unit(f"{grader}::test_c", []) != work_unit("tests/sandbox/test_kept.py::t", [])
+    assert work_unit(f"{grader}::test_c") == work_unit(f"{TOY_WRONG_MODULES[1]}::test_d[x]")
+    kept = "tests/sandbox/test_kept.py"
+    assert work_unit(f"{kept}::test_c") == work_unit(f"{kept}::test_d[x]") == kept
     assert FIRST_UNITS[0] == "stack"
-    assert [u for u in FIRST_UNITS[1:] if not (ROOT / u).is_file()] == []
+    named = [*STACK_MODULES, *TOY_WRONG_MODULES, *FIRST_UNITS[1:]]
+    assert [m for m in named if not (ROOT / m).is_file()] == []
