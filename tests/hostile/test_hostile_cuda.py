@@ -70,8 +70,10 @@ HOSTILE = {
                      {Verdict.RE}, "without returning"),
     "print_forever": ("#include <cstdio>\n__global__ void k() { for (;;) printf(\"spam spam\\n\"); }\n"
                       + SIGNATURE + " { k<<<1, 1>>>(); }\n", {Verdict.RE, Verdict.OLE}, "printed too much"),
+    # The call's own stop ("longer than 5 s ... stopped") or the grader's CPU-time limit ("used
+    # more than 5 s of CPU time"), whichever comes first: both name the problem's limit.
     "a_kernel_that_never_ends": ("__global__ void k() { volatile unsigned s = 0; for (;;) s = s + 1u; }\n"
-                                 + SIGNATURE + " { k<<<1, 1>>>(); }\n", {Verdict.TLE}, "stopped"),
+                                 + SIGNATURE + " { k<<<1, 1>>>(); }\n", {Verdict.TLE}, "than 5 s"),
 }
 
 
