@@ -91,6 +91,10 @@ SLACK_S = 0.5  # added to the per-test limit for the channel round trip
 MAX_SOURCE_BYTES = 512 * 1024  # a submission larger than this is CE before any sandbox starts
 IMPORT_TIMEOUT_S = 20.0  # importing the student's file where the problem requires Triton
 MIN_IMPORT_S = 2.0  # the least any import gets (the runner has imported torch already)
+# A CUDA load compiles (the emulator's core object, then the source: sandbox/runner/cuda_load.py
+# stops each after its limit) before the bindings import.
+CUDA_COMPILE_S = 125.0
+HARNESS_COMPILE_S = 60.0  # a practice test program's compile limit in the sandbox (a CE past it)
 # A test's time limit is CPU time where the backend counts its sandbox's CPU from outside
 # (Sandbox.cpu_ns: the container's cgroup, the local runner's /proc entry), as DMOJ and
 # DOMjudge do: a loaded machine slows a call's wall clock, not its CPU time, so load never
@@ -113,6 +117,16 @@ def import_limit_s(time_s: float, requires: Collection[str]) -> float:
     if "triton" in requires:
         return max(time_s, IMPORT_TIMEOUT_S)
     return max(time_s, MIN_IMPORT_S)
+
+
+def load_wait_s(time_s: float, requires: Collection[str], language: str) -> float:
+    """How long the grader waits for the load's reply: the import, and a CUDA file's compile."""
+    return import_limit_s(time_s, requires) + SLACK_S + (CUDA_COMPILE_S if language == "cuda" else 0.0)
+
+
+def program_wait_s(time_s: float) -> float:
+    """How long the grader waits for a practice test program's reply: its compile and its run."""
+    return HARNESS_COMPILE_S + time_s + 2 * SLACK_S + 10
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from typing import Any, ClassVar
 from sandbox.grader.compare import is_memory_error
 from sandbox.grader.contracts import (
     CPU_EMULATION_NOTE,
+    CUDA_COMPILE_S,
     MAX_SOURCE_BYTES,
     NOTHING_JUDGED,
-    SLACK_S,
     STARTUP_TIMEOUT_S,
     BenchmarkResult,
     JudgeResult,
@@ -36,6 +36,7 @@ from sandbox.grader.contracts import (
     TestResult,
     Verdict,
     import_limit_s,
+    load_wait_s,
     overall_verdict,
 )
 from sandbox.grader.package import ProblemPackage
@@ -45,9 +46,6 @@ from sandbox.runner import protocol
 
 log = logging.getLogger(__name__)
 
-# A CUDA load compiles (the emulator's core object, then the source: sandbox/runner/cuda_load.py
-# stops each after 60 s) before the bindings import.
-CUDA_COMPILE_S = 125.0
 HELLO_KEYS = ("python", "torch", "triton", "device", "cpu", "cuda")
 
 
@@ -320,8 +318,7 @@ def _load(kind: Kind, session: Session) -> JudgeResult | None:
             protocol.load(source, functions, language=language,
                           bindings=judging.package.bindings, time_s=limits.time_s,
                           modules=kind.load_modules()),
-            import_limit_s(limits.time_s, requires) + SLACK_S
-            + (CUDA_COMPILE_S if cuda else 0.0),
+            load_wait_s(limits.time_s, requires, language),
             "the compilation of your file" if cuda else "the import of your file",
         )
     except Fault as fault:

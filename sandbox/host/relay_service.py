@@ -21,7 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.grader.contracts import SLACK_S, STARTUP_TIMEOUT_S, Limits, import_limit_s
+from sandbox.grader.contracts import (
+    SLACK_S,
+    STARTUP_TIMEOUT_S,
+    Limits,
+    import_limit_s,
+    load_wait_s,
+    program_wait_s,
+)
 from sandbox.grader.relay import ERRORS, exit_to_json, spec_from_json
 from sandbox.host.backends.base import Backend, Sandbox, SandboxError, SandboxSpec
 from sandbox.runner import protocol
@@ -50,8 +57,13 @@ class Bounds:
     recv_s: float
 
     @classmethod
-    def of(cls, limits: Limits, requires: list[str], wall_time_s: float) -> Bounds:
-        longest = max(STARTUP_TIMEOUT_S, import_limit_s(limits.time_s, requires), limits.time_s)
+    def of(cls, limits: Limits, requires: list[str], wall_time_s: float,
+           language: str = "python", harness: bool = False) -> Bounds:
+        """``language`` and ``harness``: a CUDA load waits for its compile, a practice test
+        program for its compile and run (the grader's own waits: sandbox/grader/contracts.py)."""
+        longest = max(STARTUP_TIMEOUT_S, import_limit_s(limits.time_s, requires), limits.time_s,
+                      load_wait_s(limits.time_s, requires, language) - SLACK_S,
+                      program_wait_s(limits.time_s) - SLACK_S if harness else 0.0)
         return cls(
             memory_mib=limits.memory_mib, pids=limits.pids, tmpfs_mib=limits.tmpfs_mib,
             output_kib=limits.output_kib, max_frame_mib=256, wall_time_s=float(wall_time_s),

@@ -221,6 +221,15 @@ def test_a_problem_48_submission_is_judged_end_to_end(stack: Stack) -> None:
     assert result["verdict"] == "AC", result
     assert result["tests"] and all(t["verdict"] == "AC" for t in result["tests"])
     assert result["environment"]["backend"] == "docker"
+    # A CUDA C++ file through the same confined grader: its load waits for the compile, which
+    # the relay's bound must admit (it did not: stop 45 found RE "wrote into the channel").
+    model = sorted(ROOT.glob("problems/082-*/solution.cu"))
+    assert model, "problem 82 has no solution.cu"
+    out = stack.manage("worker", "judge", "82", "/app/" + str(model[0].relative_to(ROOT)),
+                       "--mode", "run", "--json")
+    result = json.loads(out[out.index("{") :])
+    assert result["verdict"] == "AC", result
+    assert result["message"].startswith("checked on CPU by emulation"), result["message"]
 
 
 SUBMIT_THROUGH_THE_SITE = """

@@ -15,14 +15,22 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sandbox.grader.contracts import SLACK_S, JudgeResult, Mode, TestResult, Verdict, WrongKind
+from sandbox.grader.contracts import (
+    HARNESS_COMPILE_S,
+    JudgeResult,
+    Mode,
+    TestResult,
+    Verdict,
+    WrongKind,
+    program_wait_s,
+)
 from sandbox.grader.judging import Judging, result_of, skip_all
 from sandbox.grader.session import Fault, Session
 from sandbox.practice import harness as practice_harness
 from sandbox.practice.package import PracticeSettings
 from sandbox.runner import protocol
 
-COMPILE_S = 60.0  # the compile's own limit in the sandbox (a CE past it)
+COMPILE_S = HARNESS_COMPILE_S  # the compile's own limit in the sandbox (a CE past it)
 STATUS_VERDICT = {"PASS": Verdict.AC, "FAIL": Verdict.WA, "ERROR": Verdict.RE}
 AT_EXIT = "at_exit"
 
@@ -73,7 +81,7 @@ class HarnessMode:
             self.judging.source, sanitize=self.sanitize, compile_s=COMPILE_S, time_s=self.time_s)
         started = time.perf_counter()
         try:
-            reply, _ = session.request(request, COMPILE_S + self.time_s + 2 * SLACK_S + 10,
+            reply, _ = session.request(request, program_wait_s(self.time_s),
                                        "the test program")
         except Fault as fault:
             skip_all(kind, "skipped: the test program did not finish")
