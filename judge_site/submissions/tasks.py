@@ -112,5 +112,10 @@ def _stop_pool(**_: Any) -> None:
 
 @worker_shutdown.connect
 def _remove_pooled(**_: Any) -> None:
-    judge_engine().close()  # the solo pool judges in the main process
+    engine = judge_engine()
+    engine.close()  # the solo pool judges in the main process
     remove_own_pooled()
+    # A stop ends the judging processes without their own shutdown (a cold shutdown: compose's
+    # stop signal): what they started (sandboxes, graders, all labelled with this worker's
+    # name) would outlive the stack otherwise.
+    engine.remove_own_sandboxes()

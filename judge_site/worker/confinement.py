@@ -87,6 +87,16 @@ def _spec(labels: dict[str, str]) -> SandboxSpec:
     )
 
 
+_worker_labels: dict[str, str] = {}  # the worker's name (JudgeEngine.worker_name), on every grader
+
+
+def label_graders(labels: dict[str, str]) -> None:
+    """The labels every grader this process starts carries by default (the worker's name), so
+    that the worker's shutdown and its next start find the graders of its package checks too."""
+    _worker_labels.clear()
+    _worker_labels.update(labels)
+
+
 def graders(
     backend_name: str, labels: dict[str, str] | None = None, cpuset: str | None = None
 ) -> ConfinedGraders:
@@ -99,7 +109,7 @@ def graders(
         found = _graders.get(backend_name)
         if found is not None:
             return found
-        spec = _spec({**(labels or {}), GRADER_LABEL: "grader"})
+        spec = _spec({**_worker_labels, **(labels or {}), GRADER_LABEL: "grader"})
         image = grader_image() if backend_name == "docker" else None
         if image is not None:
             runner = get_backend(

@@ -59,6 +59,7 @@ class JudgeEngine:
     goodbye after the verdict in the background, a one-shot command before returning."""
 
     def __init__(self, worker_name: str = "", cpuset: str | None = None) -> None:
+        self._worker_name = ""
         self.worker_name = worker_name
         self.cpuset = cpuset
         self.pool_size = 0
@@ -67,6 +68,17 @@ class JudgeEngine:
         self._pool_lock = threading.Lock()
         self._last_sweep = float("-inf")
         self._sweep_lock = threading.Lock()
+
+    @property
+    def worker_name(self) -> str:
+        return self._worker_name
+
+    @worker_name.setter
+    def worker_name(self, name: str) -> None:
+        """The worker's node name, on every sandbox and grader it starts (package checks too)."""
+        self._worker_name = name
+        if name:
+            confinement.label_graders(self.labels)
 
     @property
     def labels(self) -> dict[str, str]:
