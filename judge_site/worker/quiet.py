@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 # this CPU set, and for another timed judging holding the set (more processes than sets).
 QUIET_WAIT_S = 10.0
 TIMING_LOCK_WAIT_S = 120.0
+NOT_PINNED = "sandboxes not pinned to CPUs of their own"
 
 
 class QuietCpus:
@@ -40,14 +41,16 @@ class QuietCpus:
         # Set when the timed sandboxes (or, where unknown, the host's tasks) waited for a CPU
         # beyond CONTENDED_CPU_PRESSURE: the timing is then said to be contended, never verified.
         self.waited = ""
-        # What makes the timing contended (shown, never verified): the CPU wait above, a warm
-        # sandbox still starting on the timed CPUs, another timing holding them (no lock).
-        # Unpinned sandboxes (the local backend's development mode) are said, not counted.
-        self.busy: list[str] = []
         self._pressure_meter: PressureMeter | None = None
         self.boxes: Callable[[], Sequence[Sandbox]] | None = None  # the judging's sandboxes
         self._lock: TimingLock | None = None
         self._paused = False
+
+    @property
+    def busy(self) -> list[str]:
+        """What makes the timing contended (shown, never verified): every reason said but
+        unpinned sandboxes (the local backend's development mode), which are said, not counted."""
+        return [reason for reason in self._contended if reason != NOT_PINNED]
 
     def before(self) -> None:
         start = time.monotonic()
@@ -57,7 +60,6 @@ class QuietCpus:
             self._paused = True
             if not pool.quiet(QUIET_WAIT_S):
                 contended.append("a warm sandbox was still starting on these CPUs")
-                self.busy.append(contended[-1])
         if self.cpuset is not None:
             lock_dir = str(getattr(settings, "JUDGE_LOCK_DIR", "")) or tempfile.gettempdir()
             self._lock = TimingLock(lock_dir, self.cpuset)
@@ -69,9 +71,8 @@ class QuietCpus:
             if got is None:
                 self._lock = None
                 contended.append(f"no timing lock on CPUs {self.cpuset}")
-                self.busy.append(contended[-1])
         elif not self.gpu:
-            contended.append("sandboxes not pinned to CPUs of their own")
+            contended.append(NOT_PINNED)
         waited = time.monotonic() - start
         self._contended = contended
         self._pressure_meter = PressureMeter(self.psi_path, boxes=self.boxes)
@@ -97,7 +98,6 @@ class QuietCpus:
             whose = "the timed sandboxes" if meter.source == "sandboxes" else "the host's tasks"
             self.waited = f"{whose} waited for a CPU {100 * pressure:.0f} % of the time"
             self._contended.append(self.waited)
-            self.busy.append(self.waited)
             self.info["timing_contended"] = "yes: " + "; ".join(self._contended)
 
     def after(self) -> None:

@@ -38,7 +38,7 @@ FOLDER_FILES = ("problem.md", "starter.py", "solution.py", "test.py")
 NOTES_MARK = "<!-- 题解 -->"
 DIFFICULTIES = {"简单": "easy", "中等": "medium", "困难": "hard"}
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,90}$")
-MAX_FILE_BYTES = 512 * 1024
+MAX_FILE_BYTES = practice_runtime.MAX_FILE_BYTES
 DEFAULT_TEST_TIME_S = 30.0  # per test: every call the test makes to the student's code
 # The handbook's `requires` values a Python folder may carry: numpy and torch are installed,
 # triton is emulated by the handbook's runtime (runtime.py), local and cuda are where the
@@ -125,12 +125,7 @@ def _read(path: Path, names: tuple[str, ...] = FOLDER_FILES) -> str:
         raise PracticeError(
             f"missing {path.name} (a practice folder holds {', '.join(names)})"
         )
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise PracticeError(f"{path.name}: larger than {MAX_FILE_BYTES} bytes")
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise PracticeError(f"{path.name}: not UTF-8 text") from None
+    return practice_runtime.read_capped(path, path.name)
 
 
 def _header(path: Path, text: str) -> tuple[dict[str, Any], dict[str, Any]]:

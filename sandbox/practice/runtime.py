@@ -70,6 +70,11 @@ def find_runtime(folder: Path) -> Path | None:
 def _read(path: Path, where: str) -> str:
     if path.is_symlink() or not path.is_file():
         raise PracticeError(f"{where}: not a plain file")
+    return read_capped(path, where)
+
+
+def read_capped(path: Path, where: str) -> str:
+    """An existing file's UTF-8 text, at most MAX_FILE_BYTES (PracticeError naming ``where``)."""
     if path.stat().st_size > MAX_FILE_BYTES:
         raise PracticeError(f"{where}: larger than {MAX_FILE_BYTES} bytes")
     try:
