@@ -105,15 +105,33 @@ def test_an_honest_file_beside_the_hosts_load_is_not_capped(
     hog = subprocess.Popen(
         [sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"]
     )
+    results = []
     try:
-        result = judge(package, source_of("correct_control"), mode=Mode.SUBMIT, backend=backend)
+        # Up to three judgings, until one's baseline waited for the hog: a waking thread may
+        # preempt the spinner at once (the kernel's scheduler favours a sleeper that wakes;
+        # one judging of the CI machine's waited 0.2-1.1 % of its time, below the rule's 2 %),
+        # and then the judging did not meet the situation this test is about.
+        for _ in range(3):
+            results.append(
+                judge(package, source_of("correct_control"), mode=Mode.SUBMIT, backend=backend)
+            )
+            if waited(seen):
+                break
     finally:
         hog.kill()
         hog.wait()
         backend.close()
-    assert result.verdict == Verdict.AC, result.message
-    assert result.benchmark is not None and seen
-    assert any(wait is not None and wait > trust.POLICY.quiet_wait_fraction for wait, _ in seen), seen
+    assert waited(seen), seen
     assert all(share is not None and share <= trust.POLICY.beside_cpu_fraction for _, share in seen), seen
-    assert "bounds it" not in result.benchmark.note
-    assert "baseline_quiet_cap" not in result.benchmark.rule
+    for result in results:
+        assert result.verdict == Verdict.AC, result.message
+        assert result.benchmark is not None
+        assert "bounds it" not in result.benchmark.note
+        assert "baseline_quiet_cap" not in result.benchmark.rule
+
+
+def waited(seen: list[tuple[float | None, float | None]]) -> bool:
+    """Whether any baseline series seen waited for a CPU beyond the quiet rule's share."""
+    from sandbox.bench import trust
+
+    return any(wait is not None and wait > trust.POLICY.quiet_wait_fraction for wait, _ in seen)
