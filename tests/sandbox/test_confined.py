@@ -19,9 +19,10 @@ from sandbox.grader.contracts import Mode, Verdict
 from sandbox.grader.entry import judge
 from sandbox.grader.package import load_package
 from sandbox.host import confined as confined_module
-from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec, get_backend
+from sandbox.host.backends.base import Backend, SandboxSpec, get_backend
 from sandbox.host.confined import GRADER_COMMAND, ConfinedGraders
 from sandbox.host.relay_service import CATALOG_DOMAIN, Bounds, BoxService
+from tests.fake_backend import FakeBackend, RecordingBackend
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "problems" / "900-toy"
 GRADER_SPEC = SandboxSpec(memory_mib=3072, pids=256, tmpfs_mib=256, wall_time_s=600)
@@ -33,23 +34,6 @@ WIDE = Bounds(memory_mib=4096, pids=512, tmpfs_mib=512, output_kib=1024, max_fra
 def _service(backend: Backend, labels: dict[str, str] | None = None, domain: str = "toy",
              bounds: Bounds = WIDE) -> BoxService:
     return BoxService(backend, labels or {}, None, domain=domain, bounds=bounds)
-
-
-class RecordingBackend(Backend):
-    """The local backend, remembering the specs it was asked for and the boxes it started."""
-
-    name = "local"
-
-    def __init__(self) -> None:
-        self.inner = get_backend("local")
-        self.specs: list[SandboxSpec] = []
-        self.boxes: list[Sandbox] = []
-
-    def start(self, spec: SandboxSpec) -> Sandbox:
-        self.specs.append(spec)
-        box = self.inner.start(spec)
-        self.boxes.append(box)
-        return box
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +54,7 @@ def _toy(tmp_path: Path) -> Any:
 def test_it_judges_as_the_grader_does_in_process(graders: ConfinedGraders, tmp_path: Path) -> None:
     package = _toy(tmp_path)
     source = (TOY / "solution.py").read_text()
-    backend = RecordingBackend()
+    backend = RecordingBackend(get_backend("local"))
     seen: list[str] = []
     there = graders.judge(package, source, mode=Mode.RUN, backend=backend, domain="toy",
                           on_progress=lambda t: seen.append(t.name),
@@ -145,39 +129,6 @@ def test_the_box_service_refuses_what_the_grader_may_not_ask() -> None:
     assert service.boxes == {}
 
 
-class _StallingBox(Sandbox):
-    """A sandbox whose cgroup says it waited 1234 us for a CPU (or, with None, cannot tell)."""
-
-    def __init__(self, stall_us: int | None) -> None:
-        self.stall_us = stall_us
-
-    def send(self, frame: bytes, op: str = "") -> None:
-        pass
-
-    def recv(self, timeout_s: float) -> bytes:
-        raise AssertionError("not asked")
-
-    def close(self) -> Any:
-        return None
-
-    @property
-    def environment(self) -> dict[str, str]:
-        return {}
-
-    def cpu_stall_us(self) -> int | None:
-        return self.stall_us
-
-
-class _StallingBackend(Backend):
-    name = "stalling"
-
-    def __init__(self, stall_us: int | None) -> None:
-        self.stall_us = stall_us
-
-    def start(self, spec: SandboxSpec) -> Sandbox:
-        return _StallingBox(self.stall_us)
-
-
 class _Direct:
     """The grader's channel, short-circuited into the launcher's service."""
 
@@ -191,36 +142,11 @@ class _Direct:
 def test_a_sandboxs_cpu_pressure_is_relayed_to_the_grader_as_the_launcher_reads_it() -> None:
     from sandbox.grader.relay import RelayBackend
 
-    for stall_us in (1234, None):
-        service = _service(_StallingBackend(stall_us))
+    for stall_us in (1234, None):  # its cgroup waited 1234 us for a CPU, or cannot tell
+        service = _service(FakeBackend(answer=None, stall_us=stall_us))
 
         box = RelayBackend(_Direct(service), "relay").start(GRADER_SPEC)  # type: ignore[arg-type]
         assert box.cpu_stall_us() == stall_us
-
-
-class _EchoBox(_StallingBox):
-    """Answers each frame sent with the same frame; records what it was sent."""
-
-    def __init__(self) -> None:
-        super().__init__(None)
-        self.sent: list[bytes] = []
-
-    def send(self, frame: bytes, op: str = "") -> None:
-        self.sent.append(frame)
-
-    def recv(self, timeout_s: float) -> bytes:
-        return self.sent[-1]
-
-
-class _EchoBackend(Backend):
-    name = "echo"
-
-    def __init__(self) -> None:
-        self.boxes: list[_EchoBox] = []
-
-    def start(self, spec: SandboxSpec) -> Sandbox:
-        self.boxes.append(_EchoBox())
-        return self.boxes[-1]
 
 
 class _Counting(_Direct):
@@ -236,7 +162,7 @@ class _Counting(_Direct):
 def test_a_request_and_its_reply_cross_the_relay_as_one_exchange() -> None:
     from sandbox.grader.relay import RelayBackend
 
-    backend = _EchoBackend()
+    backend = FakeBackend(answer="echo")
     channel = _Counting(_service(backend))
     box = RelayBackend(channel, "relay").start(GRADER_SPEC)  # type: ignore[arg-type]
     box.send(b"one")
@@ -253,27 +179,11 @@ def test_a_request_and_its_reply_cross_the_relay_as_one_exchange() -> None:
     assert channel.rpcs[2:] == ["send", "exchange", "send", "cpu_ns", "send", "close"]
 
 
-class _TrustRecorder(_EchoBackend):
-    """Remembers which of its two doors each start came through, and the spec."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.doors: list[tuple[str, SandboxSpec]] = []
-
-    def start(self, spec: SandboxSpec) -> Sandbox:
-        self.doors.append(("start", spec))
-        return super().start(spec)
-
-    def start_trusted(self, spec: SandboxSpec) -> Sandbox:
-        self.doors.append(("start_trusted", spec))
-        return super().start(spec)
-
-
 def test_only_the_catalogs_grader_gets_a_sandbox_that_may_be_kept() -> None:
     """A version's grader asking for a trusted sandbox (one the worker may keep and hand to a
     later judging) gets a fresh one; the trust domain on every spec is the launcher's."""
     for domain, door in (("version:abc123", "start"), (CATALOG_DOMAIN, "start_trusted")):
-        backend = _TrustRecorder()
+        backend = RecordingBackend(FakeBackend(answer="echo"))
         service = _service(backend, domain=domain)
         try:
             reply, _ = service.handle({"rpc": "start", "trusted": True,
@@ -283,14 +193,15 @@ def test_only_the_catalogs_grader_gets_a_sandbox_that_may_be_kept() -> None:
             assert "box" in plain, plain
         finally:
             service.close_all()
-        assert [d for d, _ in backend.doors] == [door, "start"]
-        assert all(spec.trust_domain == domain for _, spec in backend.doors)
+        assert [d for d, _ in backend.starts] == [door, "start"]
+        assert all(spec.trust_domain == domain for spec in backend.specs)
 
 
 def test_the_box_service_refuses_limits_beyond_the_packages_and_clamps_the_wall_time() -> None:
     bounds = Bounds(memory_mib=1024, pids=512, tmpfs_mib=64, output_kib=64, max_frame_mib=256,
                     wall_time_s=300.0, recv_s=120.5)
-    backend = _TrustRecorder()
+    fake = FakeBackend(answer="echo")
+    backend = RecordingBackend(fake)
     service = _service(backend, bounds=bounds)
     try:
         for bad in ({"memory_mib": 0}, {"pids": 0}, {"tmpfs_mib": 0}, {"output_kib": 0},
@@ -301,23 +212,23 @@ def test_the_box_service_refuses_limits_beyond_the_packages_and_clamps_the_wall_
                     {"wall_time_s": float("inf")}, {"pids": 1.5}):
             reply, _ = service.handle({"rpc": "start", "spec": bad}, b"")
             assert reply["error"]["message"].startswith("refused: "), (bad, reply)
-        assert backend.doors == [], "nothing is started for a refused spec"
+        assert backend.starts == [], "nothing is started for a refused spec"
         assert len(service.refused) == 17
         reply, _ = service.handle({"rpc": "start", "trusted": True,
                                    "spec": {"wall_time_s": 86400, "memory_mib": 1024}}, b"")
         assert "box" in reply, reply
-        assert backend.doors[-1][1].wall_time_s == 300.0  # a day becomes the job's time
+        assert backend.specs[-1].wall_time_s == 300.0  # a day becomes the job's time
         box = reply["box"]
         for timeout in (121, 86400, -1, float("nan"), True, "5"):
             bad, _ = service.handle({"rpc": "recv", "box": box, "timeout_s": timeout}, b"")
             assert bad["error"]["message"].startswith("bad timeout"), (timeout, bad)
-        assert backend.boxes[0].sent == []
+        assert fake.boxes[0].sent == []
     finally:
         service.close_all()
 
 
 def test_a_grader_cannot_claim_the_gpus_lock_that_no_sandbox_of_its_job_holds() -> None:
-    backend = _TrustRecorder()
+    backend = RecordingBackend(FakeBackend(answer="echo"))
     service = BoxService(backend, {}, "GPU-0", domain="version:abc", bounds=WIDE)
     try:
         claim = {"rpc": "start", "spec": {"gpu_lock_held": True}}
@@ -328,5 +239,5 @@ def test_a_grader_cannot_claim_the_gpus_lock_that_no_sandbox_of_its_job_holds() 
         assert all("box" in r for r in (first, second, third))
     finally:
         service.close_all()
-    assert [spec.gpu_lock_held for _, spec in backend.doors] == [False, True, False]
-    assert all(spec.gpu_id == "GPU-0" for _, spec in backend.doors)
+    assert [spec.gpu_lock_held for spec in backend.specs] == [False, True, False]
+    assert all(spec.gpu_id == "GPU-0" for spec in backend.specs)

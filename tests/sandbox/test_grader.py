@@ -109,49 +109,25 @@ def test_a_forged_clock_never_yields_a_speedup_the_host_clock_contradicts(
 
 
 def test_the_baseline_sandbox_is_always_removed_also_when_the_judging_faults(
-    toy: ProblemPackage, monkeypatch: pytest.MonkeyPatch
+    toy: ProblemPackage,
 ) -> None:
     """Two sandboxes per Submit: the student's and the baseline's own; both are closed when
     the student's code ends the judging early, and when the baseline's fails to start."""
     from sandbox.grader.entry import judge
-    from sandbox.host.backends.base import Backend, SandboxSpec, get_backend
+    from sandbox.host.backends.base import get_backend
+    from tests.fake_backend import RecordingBackend
     from tests.sandbox.conftest import KERNELS_ROOT
 
-    started: list[object] = []
-    closed: list[object] = []
-
-    class Counting(Backend):
-        name = "counting"
-
-        def __init__(self, fail_second: bool) -> None:
-            self.inner, self.fail_second = get_backend("local"), fail_second
-
-        def start(self, spec: SandboxSpec):  # type: ignore[no-untyped-def]
-            if self.fail_second and started:
-                raise RuntimeError("no second sandbox today")
-            box = self.inner.start(spec)
-            started.append(box)
-            real_close = box.close
-
-            def close():  # type: ignore[no-untyped-def]
-                closed.append(box)
-                return real_close()
-
-            monkeypatch.setattr(box, "close", close)
-            return box
-
     exit_early = (SOLUTIONS / "RE" / "exit_early.py").read_text()
-    result = judge(toy, exit_early, mode=Mode.SUBMIT, backend=Counting(False),
-                   kernels_root=KERNELS_ROOT)
+    backend = RecordingBackend(get_backend("local"))
+    result = judge(toy, exit_early, mode=Mode.SUBMIT, backend=backend, kernels_root=KERNELS_ROOT)
     assert result.verdict == Verdict.RE
-    assert len(started) == 2 and set(map(id, closed)) == set(map(id, started))
-    started.clear()
-    closed.clear()
+    assert len(backend.boxes) == 2 and set(map(id, backend.closed)) == set(map(id, backend.boxes))
     reference = (toy.path / "solution.py").read_text()
-    result = judge(toy, reference, mode=Mode.SUBMIT, backend=Counting(True),
-                   kernels_root=KERNELS_ROOT)
+    backend = RecordingBackend(get_backend("local"), refuse_after=1)
+    result = judge(toy, reference, mode=Mode.SUBMIT, backend=backend, kernels_root=KERNELS_ROOT)
     assert result.verdict == Verdict.IE and "baseline's sandbox failed to start" in result.message
-    assert len(started) == 1 and closed == started
+    assert len(backend.boxes) == 1 and backend.closed == backend.boxes
 
 
 def test_a_run_starts_no_baseline_sandbox(judge_toy: JudgeFn, toy: ProblemPackage) -> None:

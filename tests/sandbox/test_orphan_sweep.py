@@ -12,44 +12,27 @@ import pytest
 from django.test import override_settings
 
 from judge_site.worker.engine import JudgeEngine
-from sandbox.host.backends.base import Backend, Sandbox, SandboxSpec
 from tests.conftest import require_docker
+from tests.fake_backend import FakeBackend, RecordingBackend
 
 BASE_IMAGE = "tensor-judge-base:bookworm"
 
 
-class CountingBackend(Backend):
-    """Records reap calls; ``fail`` makes reap raise as an unreachable engine would."""
-
-    name = "counting"
-
-    def __init__(self, fail: bool = False) -> None:
-        self.calls: list[float] = []
-        self.fail = fail
-
-    def start(self, spec: SandboxSpec) -> Sandbox:
-        raise AssertionError("not used")
-
-    def reap(self, older_than_s: float) -> int:
-        self.calls.append(older_than_s)
-        if self.fail:
-            raise ConnectionError("the Docker engine is gone")
-        return 2
-
-
 @override_settings(JUDGE_ORPHAN_AGE_S=420)
 def test_a_sweep_uses_the_orphan_age_and_is_throttled() -> None:
-    backend, engine = CountingBackend(), JudgeEngine()
+    backend, engine = RecordingBackend(FakeBackend(orphans=2)), JudgeEngine()
     assert engine.reap_orphans(backend, force=True) == 2
-    assert backend.calls == [420.0]
+    assert backend.reaps == [420.0]
     assert engine.reap_orphans(backend) == 0  # within the minute: no second listing
-    assert backend.calls == [420.0]
+    assert backend.reaps == [420.0]
     assert engine.reap_orphans(backend, force=True) == 2
+    assert backend.starts == []  # a sweep starts no sandbox
 
 
 def test_a_failed_sweep_is_logged_and_never_raises(caplog: pytest.LogCaptureFixture) -> None:
-    backend = CountingBackend(fail=True)
+    backend = RecordingBackend(FakeBackend(reap_fails="the Docker engine is gone"))
     assert JudgeEngine().reap_orphans(backend, force=True) == 0
+    assert backend.starts == []
     assert "the Docker engine is gone" in caplog.text
 
 

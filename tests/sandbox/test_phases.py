@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from sandbox.host.backends.base import Backend, Sandbox, SandboxExit, SandboxSpec
+from sandbox.host.backends.base import Sandbox, SandboxSpec
 from sandbox.host.backends.cpu_sets import TimingLock, cpuset_for_process, parse_cpu_list
 from sandbox.host.phases import TimedBackend, wait_for_closes
 from sandbox.runner import framing
+from tests.fake_backend import FakeBackend
 
 # ------------------------------------------------------------------ CPU sets and the lock
 
@@ -87,45 +88,6 @@ def test_a_worker_process_pins_itself_and_its_sandboxes(settings: Any, monkeypat
 # ------------------------------------------------------------------ phases
 
 
-class FakeBox(Sandbox):
-    """Answers every request at once; the first recv is the hello."""
-
-    def __init__(self, log: list[str]) -> None:
-        self.log = log
-        self.closed = threading.Event()
-        self.stall_us: int | None = None  # its cgroup's CPU pressure (None: not kept)
-
-    def cpu_stall_us(self) -> int | None:
-        return None if self.closed.is_set() else self.stall_us  # its cgroup goes with it
-
-    def send(self, frame: bytes, op: str = "") -> None:
-        self.log.append(op)
-
-    def recv(self, timeout_s: float) -> bytes:
-        return framing.encode_frame({"op": "reply"})
-
-    def close(self) -> SandboxExit:
-        self.closed.set()
-        return SandboxExit(0, False, False, "", False)
-
-    @property
-    def environment(self) -> dict[str, str]:
-        return {"backend": "fake"}
-
-
-class FakeBackend(Backend):
-    name = "fake"
-
-    def __init__(self) -> None:
-        self.boxes: list[FakeBox] = []
-        self.log: list[str] = []
-
-    def start(self, spec: SandboxSpec) -> Sandbox:
-        box = FakeBox(self.log)
-        self.boxes.append(box)
-        return box
-
-
 def request(box: Sandbox, op: str) -> None:
     box.send(framing.encode_frame({"op": op}), op)
     box.recv(1.0)
@@ -162,7 +124,7 @@ def test_a_judging_is_cut_into_named_phases_and_hooks_wrap_its_benchmark() -> No
     phases = timed.clock.as_dict()
     assert {"sandbox_start", "runner_ready", "load", "tests", "benchmark", "timing_wait",
             "shutdown", "sibling_start"} <= set(phases)  # fmt: skip
-    assert inner.log.count("call") == 2 and all(b.closed.is_set() for b in inner.boxes)
+    assert inner.ops.count("call") == 2 and all(b.closed.is_set() for b in inner.boxes)
 
 
 def test_a_run_never_enters_the_benchmark_hooks() -> None:
@@ -513,8 +475,7 @@ def test_the_engine_calls_a_timing_contended_only_when_its_sandboxes_waited(
     psi = tmp_path / "cpu"
     for waited_us, contended in ((0, False), (60_000_000, True)):
         _psi(psi, 0)
-        inner = FakeBackend()
-        inner.cpuset = "0"  # type: ignore[attr-defined]  (pinned, with its timing lock)
+        inner = FakeBackend(cpuset="0")  # pinned, with its timing lock
         quiet = QuietCpus(inner)
         quiet.psi_path = str(psi)
         timed = TimedBackend(inner, before_timing=quiet.before, after_timing=quiet.after,
@@ -552,8 +513,7 @@ def test_a_timing_without_its_cpus_lock_is_contended(settings: Any, tmp_path: An
     holder = TimingLock(str(tmp_path), "0")
     assert holder.acquire(1.0) is not None
     try:
-        inner = FakeBackend()
-        inner.cpuset = "0"  # type: ignore[attr-defined]
+        inner = FakeBackend(cpuset="0")
         quiet = QuietCpus(inner)
         quiet.psi_path = str(tmp_path / "absent")
         old = quiet_module.TIMING_LOCK_WAIT_S
