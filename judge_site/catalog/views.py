@@ -10,6 +10,7 @@ from judge_site.catalog import selectors, services
 from judge_site.catalog.models import Difficulty
 from judge_site.core import gates, page_parts
 from judge_site.core.fragments import content_key
+from sandbox.grader.manifest import stated_limits
 
 
 @require_GET
@@ -53,14 +54,12 @@ def problem_detail(request: HttpRequest, number: int) -> HttpResponse:
     if gate is not None and not gate.open:
         return render(request, "catalog/problem_gated.html",
                       {"problem": problem, "gate": gate}, status=403)
-    limits = (problem.manifest or {}).get("limits", {})
     return render(
         request,
         "catalog/problem_detail.html",
         {
             "problem": problem,
-            "limits": limits,
-            "functions": (problem.manifest or {}).get("functions", []),
+            "limits": stated_limits(problem.manifest or {}),
             "code": selectors.draft_code(request.user, problem) or problem.starter_code,
             # The package's notes.md (tensor or practice): shown after the user's accepted Submit.
             # Inside an exam window neither the notes nor the statistics are shown.

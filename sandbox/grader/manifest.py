@@ -130,6 +130,17 @@ def limits_of(manifest: Manifest, where: Path | str = "problem.toml") -> Limits:
     return Limits(**values)
 
 
+def stated_limits(manifest: Manifest) -> dict[str, int | float]:
+    """The limits a manifest the site stored states itself (the problem page shows these, as
+    written; a limit not stated is the runner's default and is not shown). Lenient, like
+    :func:`language_of`: a value that is not a number, or a table that is not one, is left out,
+    never checked again."""
+    raw = manifest.get("limits")
+    table = raw if isinstance(raw, dict) else {}
+    return {key: value for key, value in table.items()
+            if key in LIMIT_BOUNDS and _number(value)}
+
+
 def feedback_of(manifest: Manifest, where: Path | str = "problem.toml") -> FeedbackPolicy:
     """The policy for hidden tests (``[feedback] hidden``; "category" when not given)."""
     raw = manifest.get("feedback")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.grader.manifest import LIMIT_BOUNDS
+from sandbox.grader.manifest import LIMIT_BOUNDS, stated_limits
 from sandbox.grader.package import PackageError, load_package
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,3 +54,13 @@ def test_limits_within_bounds_load_as_given(tmp_path: Path) -> None:
     low = load_package(_package(tmp_path / "b", "[limits]\ntime_s = 0.1\noutput_kib = 1"))
     assert (low.limits.time_s, low.limits.output_kib) == (0.1, 1)
     assert set(LIMIT_BOUNDS) == {"time_s", "memory_mib", "output_kib"}
+
+
+@pytest.mark.parametrize("stored,shown", [
+    ({"limits": {"time_s": 2, "memory_mib": 512}}, {"time_s": 2, "memory_mib": 512}),
+    ({}, {}),  # not stated: the runner's defaults, which the page does not show
+    ({"limits": 5}, {}),
+    ({"limits": {"time_s": "2", "pids": 9, "output_kib": True}}, {}),
+])
+def test_the_page_shows_the_limits_a_stored_manifest_states(stored: dict, shown: dict) -> None:
+    assert stated_limits(stored) == shown

@@ -23,7 +23,7 @@ from sandbox.tools.device_check.backends import (
 )
 from sandbox.tools.device_check.probes import environment, order_check, timing_check
 from sandbox.tools.device_check.report import Report, failures, run_line, summary_row, table
-from sandbox.tools.device_check.selection import gpu_problems, item_for_file, manifest, select
+from sandbox.tools.device_check.selection import gpu_problems, item_for_file, needs_triton, select
 
 # The first paragraph of the package's docstring (which says what the check does).
 DESCRIPTION = (device_check.__doc__ or "").split("\n\n")[0]
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if hello and hello.get("triton") is None:
         for item in items:
-            if "triton" in (manifest(item.problem).get("requires") or []):
+            if needs_triton(item.problem):
                 item.skipped = "triton not importable by the runner's python"
         skipped = sorted({i.problem.name for i in items if i.skipped})
         if skipped:

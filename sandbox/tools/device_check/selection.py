@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.grader.manifest import DEVICES, choice_of, field_of, requires_of
+
 
 # ---------------------------------------------------------------- what to judge
 @dataclass
@@ -31,8 +33,13 @@ def manifest(folder: Path) -> dict[str, Any]:
         return tomllib.load(f)
 
 
-def is_gpu_problem(data: dict[str, Any]) -> bool:
-    return data.get("device") in ("gpu", "any") or "triton" in (data.get("requires") or [])
+def needs_triton(folder: Path) -> bool:
+    return "triton" in requires_of(manifest(folder), folder / "problem.toml")
+
+
+def is_gpu_problem(data: dict[str, Any], where: Path | str = "problem.toml") -> bool:
+    device = choice_of(data, "device", DEVICES, where)
+    return device in ("gpu", "any") or "triton" in requires_of(data, where)
 
 
 def gpu_problems(root: Path, numbers: set[int] | None = None) -> list[Path]:
@@ -40,9 +47,9 @@ def gpu_problems(root: Path, numbers: set[int] | None = None) -> list[Path]:
     for toml in sorted((root / "problems").glob("*/problem.toml")):
         data = manifest(toml.parent)
         if numbers is not None:
-            if int(data.get("number", -1)) in numbers:
+            if field_of(data, "number", int, toml) in numbers:
                 found.append(toml.parent)
-        elif is_gpu_problem(data):
+        elif is_gpu_problem(data, toml):
             found.append(toml.parent)
     return found
 
