@@ -2,7 +2,10 @@
 as a plugin).
 
 alice and bob are students, charlie is staff holding every staff capability (an instructor
-in both role groups, judge_site/core/roles.py). The fake engine implements the engine's
+in both role groups, judge_site/core/roles.py); bare_staff is a staff member (username charlie)
+holding none. mailed_alice, mailed_bob and superuser (username root) are the accounts tests'
+users: each has an e-mail address (<name>@example.org) and ACCOUNT_PASSWORD, which Django's
+password validators accept, where make_user's users have no address. The fake engine implements the engine's
 signature (``judge_source(package, source, mode, on_progress=None) -> JudgeResult``) and
 decides from the source text: it contains "WRONG" -> WA on the second test, "CRASH" -> the
 engine itself raises, anything else -> AC with a benchmark on Submit.
@@ -124,6 +127,33 @@ def charlie(db: Any) -> AbstractUser:
     user = make_user("charlie", staff=True)
     grant(user, *CAPABILITIES)
     return user
+
+
+@pytest.fixture
+def bare_staff(db: Any) -> AbstractUser:
+    return make_user("charlie", staff=True)
+
+
+ACCOUNT_PASSWORD = "correct-horse-battery-41"
+
+
+def make_account(name: str) -> AbstractUser:
+    return get_user_model().objects.create_user(name, f"{name}@example.org", ACCOUNT_PASSWORD)
+
+
+@pytest.fixture
+def mailed_alice(db: Any) -> AbstractUser:
+    return make_account("alice")
+
+
+@pytest.fixture
+def mailed_bob(db: Any) -> AbstractUser:
+    return make_account("bob")
+
+
+@pytest.fixture
+def superuser(db: Any) -> AbstractUser:
+    return get_user_model().objects.create_superuser("root", "root@example.org", ACCOUNT_PASSWORD)
 
 
 def grant(user: AbstractUser, *perms: str) -> None:

@@ -8,22 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from judge_cast import ACCOUNT_PASSWORD as PASSWORD
 from mail_server import Inbox, body_of, link_in
 
 pytestmark = pytest.mark.django_db
 
-PASSWORD = "correct-horse-battery-41"
 NEW_PASSWORD = "a-new-staple-for-42"
-User = get_user_model()
-
-
-@pytest.fixture
-def alice() -> Any:
-    return User.objects.create_user("alice", "alice@example.org", PASSWORD)
 
 
 def logs_in(username: str, password: str) -> bool:
@@ -36,7 +29,7 @@ def ask(client: Client, email: str, address: str = "10.1.1.1") -> Any:
 
 
 def test_the_mailed_link_sets_a_new_password(
-    client: Client, alice: Any, inbox: Inbox, mail_inline: list[Any]
+    client: Client, mailed_alice: Any, inbox: Inbox, mail_inline: list[Any]
 ) -> None:
     assert b"Forgot your password?" in client.get("/accounts/login/").content
     response = ask(client, "  ALICE@example.org ")  # any case, spaces around
@@ -60,7 +53,7 @@ def test_the_mailed_link_sets_a_new_password(
 
 
 def test_the_eleventh_request_for_one_address_is_throttled(
-    client: Client, alice: Any, inbox: Inbox, mail_inline: list[Any], settings: Any
+    client: Client, mailed_alice: Any, inbox: Inbox, mail_inline: list[Any], settings: Any
 ) -> None:
     for n in range(10):  # each from another client: only the address's counter is met
         assert ask(client, "alice@example.org", f"10.2.0.{n}").status_code == 302
@@ -85,7 +78,7 @@ def test_the_eleventh_request_for_one_address_is_throttled(
 
 
 def test_known_and_unknown_addresses_get_the_same_answer_after_the_same_work(
-    alice: Any, monkeypatch: pytest.MonkeyPatch, inbox: Inbox
+    mailed_alice: Any, monkeypatch: pytest.MonkeyPatch, inbox: Inbox
 ) -> None:
     from judge_site.accounts import mail
 
@@ -121,7 +114,7 @@ def test_bad_input_gets_the_form_back_with_a_reason(client: Client, inbox: Inbox
 
 
 def test_with_no_mail_server_the_page_says_so(
-    client: Client, alice: Any, settings: Any, mail_inline: list[Any]
+    client: Client, mailed_alice: Any, settings: Any, mail_inline: list[Any]
 ) -> None:
     settings.EMAIL_HOST = ""
     page = client.get("/accounts/password_reset/")

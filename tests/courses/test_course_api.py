@@ -35,10 +35,10 @@ def grades(client, token, course_id) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(raw[1:])))
 
 
-def test_it_runs_the_course_flow_from_creation_to_grades(client, charlie, alice, bob, problem):
+def test_it_runs_the_course_flow_from_creation_to_grades(client, bare_staff, alice, bob, problem):
     p57 = make_problem(57, slug="causal-attention")
-    charlie.user_permissions.add(Permission.objects.get(codename="create_course"))
-    staff_token = token_for(charlie)
+    bare_staff.user_permissions.add(Permission.objects.get(codename="create_course"))
+    staff_token = token_for(bare_staff)
     created = api(client, "POST", "/api/v1/courses", staff_token, {"title": "LLM internals"})
     assert created.status_code == 201
     body = created.json()
@@ -162,13 +162,13 @@ def test_an_extension_moves_the_due_date_and_the_late_window(client, alice, bob,
 
 
 def test_only_holders_of_the_permission_create_courses_staff_or_not(
-    client, alice, bob, charlie
+    client, alice, bob, bare_staff
 ):
     refused = api(client, "POST", "/api/v1/courses", token_for(alice), {"title": "Mine"})
     assert refused.status_code == 403 and "error" in refused.json()
-    # is_staff alone (charlie holds every staff capability, not this one) is not enough.
-    assert charlie.is_staff and not charlie.has_perm("courses.create_course")
-    staff = api(client, "POST", "/api/v1/courses", token_for(charlie), {"title": "Staff's"})
+    # is_staff alone (bare_staff holds no staff capability, and this is none) is not enough.
+    assert bare_staff.is_staff and not bare_staff.has_perm("courses.create_course")
+    staff = api(client, "POST", "/api/v1/courses", token_for(bare_staff), {"title": "Staff's"})
     assert staff.status_code == 403 and "courses.create_course" in staff.json()["error"]
     assert not Course.objects.exists()
     bob.user_permissions.add(Permission.objects.get(codename="create_course"))
@@ -273,7 +273,7 @@ def test_a_student_made_instructor_is_not_a_site_staff_member(client, alice):
 
 
 def test_a_rejudge_through_the_staff_service_moves_the_credit(
-    alice, charlie, problem, fake_engine, monkeypatch
+    alice, bare_staff, problem, fake_engine, monkeypatch
 ):
     """The judge's own rejudge (the fake engine gives a WA to code marked WRONG) takes the
     credit back on the next read of the grades."""
@@ -290,7 +290,7 @@ def test_a_rejudge_through_the_staff_service_moves_the_credit(
     Submission.objects.filter(pk=lucky.pk).update(code="x = 1  # WRONG")
     assert gradebook(course).rows[0].cells[0].credit == 1.0
     with TestCase.captureOnCommitCallbacks(execute=True):
-        started = rejudge.rejudge_submission(charlie, lucky)
+        started = rejudge.rejudge_submission(bare_staff, lucky)
     for item in RejudgeItem.objects.filter(rejudge=started):
         rejudge.rejudge_item_judge(item.pk)
     lucky.refresh_from_db()

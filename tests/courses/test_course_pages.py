@@ -120,10 +120,10 @@ def test_a_new_student_joins_by_code_on_the_page(client, term):
 
 
 def test_an_instructor_creates_a_course_and_an_assignment_in_their_time_zone(
-    client, charlie, problem
+    client, bare_staff, problem
 ):
-    charlie.user_permissions.add(Permission.objects.get(codename="create_course"))
-    client.force_login(charlie)
+    bare_staff.user_permissions.add(Permission.objects.get(codename="create_course"))
+    client.force_login(bare_staff)
     response = client.post("/courses/new", {"title": "Kernels"})
     course_id = int(response["Location"].split("/")[2])
     client.post(f"/courses/{course_id}/assignments", {
@@ -132,7 +132,7 @@ def test_an_instructor_creates_a_course_and_an_assignment_in_their_time_zone(
         "late_until": "", "late_credit": "",
     })
     course = Course.objects.get(pk=course_id)
-    assert course.title == "Kernels" and course.memberships.get().user == charlie
+    assert course.title == "Kernels" and course.memberships.get().user == bare_staff
     week = gradebook(course).assignments[0]
     assert week.due_at.isoformat() == "2026-12-08T16:00:00+00:00"  # 17:00 in Berlin
     assert week.late_until is None and [p.number for p in week.problem_list] == [48]
@@ -206,10 +206,10 @@ def test_rotating_the_join_code_retires_the_old_one(client, term):
 
 @pytest.mark.parametrize("who", ["student", "staff"])
 def test_a_user_without_the_permission_cannot_create_a_course_on_the_page(
-    client, alice, charlie, who
+    client, alice, bare_staff, who
 ):
     """Site staff without courses.create_course are refused as a student is."""
-    client.force_login(alice if who == "student" else charlie)
+    client.force_login(alice if who == "student" else bare_staff)
     assert "Create a course" not in client.get("/courses/").content.decode()
     page = client.post("/courses/new", {"title": "Mine"}, follow=True).content.decode()
     assert "you may not create courses" in page and not Course.objects.exists()

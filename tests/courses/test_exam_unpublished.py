@@ -50,14 +50,14 @@ def page(client: Any, who: Any, path: str) -> Any:
 
 @pytest.mark.usefixtures("enqueued")
 def test_an_unpublished_exam_problem_opens_only_inside_the_students_window(
-    client, clock, ines, charlie, course, alice, bob, secret, send
+    client, clock, ines, bare_staff, course, alice, bob, secret, send
 ):
     exam = make_exam(course, [secret])  # 09:00 to 12:00, 30 minutes each
     dave = quick_user("dave")  # a user of no course of this exam
     clock.at(-5)
     for who in (None, dave, alice):  # anonymous, a non-member, a student before the window
         assert page(client, who, "/problems/71/").status_code == 404
-    for who in (ines, charlie):  # its instructor and site staff always
+    for who in (ines, bare_staff):  # its instructor and site staff always
         assert page(client, who, "/problems/71/").status_code == 200
     assert send(alice).status_code == 404
     assert send(dave).status_code == 404
@@ -107,14 +107,14 @@ def test_an_unpublished_exam_problem_is_listed_nowhere_for_outsiders(
 
 
 def test_unpublished_problems_go_into_an_exam_by_site_staff_only(
-    clock, ines, charlie, course, secret
+    clock, ines, bare_staff, course, secret
 ):
     clock.at(-60)
     fields = {"title": "Midterm", "problems": [71], "opens_at": "2026-12-07T09:00:00Z",
               "closes_at": "2026-12-07T12:00:00Z"}
     with pytest.raises(CourseError, match="no published problem 71 .*ask them to add it"):
         exams.exam_create(ines, course, fields)
-    exam = exams.exam_create(charlie, course, fields)
+    exam = exams.exam_create(bare_staff, course, fields)
     assert [i.problem_id for i in exam.items.all()] == [secret.pk]
 
 

@@ -84,13 +84,13 @@ def test_the_course_manage_page_links_each_assignments_similarity(client: Any, s
 
 
 def test_site_staff_who_may_read_students_code_may_read_it_without_being_in_the_course(
-    client: Any, setting: Any, charlie: Any
+    client: Any, setting: Any, bare_staff: Any
 ) -> None:
     _, course, assignment = setting
-    client.force_login(charlie)
+    client.force_login(bare_staff)
     response = client.get(_base(course, assignment))
     assert response.status_code == 403 and b"staff.read_submissions" in response.content
-    grant(charlie, READ_SUBMISSIONS)
+    grant(bare_staff, READ_SUBMISSIONS)
     page = client.get(_base(course, assignment))
     assert page.status_code == 200
     assert f'href="/courses/{course.pk}/manage"' not in page.content.decode()  # not his course

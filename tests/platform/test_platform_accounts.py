@@ -15,24 +15,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
 from django.core.management import call_command
 from django.test import Client
+from judge_cast import ACCOUNT_PASSWORD as PASSWORD
 
 from judge_site.accounts.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "correct-horse-battery-41"
 User = get_user_model()
-
-
-@pytest.fixture
-def alice() -> AbstractUser:
-    return User.objects.create_user("alice", "alice@example.org", PASSWORD)
-
-
-@pytest.fixture
-def staff() -> AbstractUser:
-    return User.objects.create_superuser("root", "root@example.org", PASSWORD)
 
 
 def logged_in_username(client: Client) -> str | None:
@@ -64,7 +54,7 @@ def test_it_rejects_a_sign_up_with_mismatched_passwords(client: Client) -> None:
     assert not User.objects.filter(username="dora").exists()
 
 
-def test_it_rejects_a_taken_username(client: Client, alice: AbstractUser) -> None:
+def test_it_rejects_a_taken_username(client: Client, mailed_alice: AbstractUser) -> None:
     response = client.post(
         "/accounts/signup/",
         {"username": "alice", "password1": PASSWORD, "password2": PASSWORD},
@@ -73,7 +63,7 @@ def test_it_rejects_a_taken_username(client: Client, alice: AbstractUser) -> Non
     assert User.objects.filter(username="alice").count() == 1
 
 
-def test_it_logs_in_and_out(client: Client, alice: AbstractUser) -> None:
+def test_it_logs_in_and_out(client: Client, mailed_alice: AbstractUser) -> None:
     assert client.get("/accounts/login/").status_code == 200
     response = client.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == "/"
@@ -84,14 +74,14 @@ def test_it_logs_in_and_out(client: Client, alice: AbstractUser) -> None:
     assert logged_in_username(client) is None
 
 
-def test_it_refuses_a_wrong_password(client: Client, alice: AbstractUser) -> None:
+def test_it_refuses_a_wrong_password(client: Client, mailed_alice: AbstractUser) -> None:
     response = client.post("/accounts/login/", {"username": "alice", "password": "nope-nope-1"})
     assert response.status_code == 200
     assert logged_in_username(client) is None
 
 
-def test_it_changes_the_password(client: Client, alice: AbstractUser) -> None:
-    client.force_login(alice)
+def test_it_changes_the_password(client: Client, mailed_alice: AbstractUser) -> None:
+    client.force_login(mailed_alice)
     new = "another-long-passphrase-77"
     response = client.post(
         "/accounts/password/",
@@ -99,8 +89,8 @@ def test_it_changes_the_password(client: Client, alice: AbstractUser) -> None:
     )
     assert response.status_code == 302
     assert client.get(response["Location"]).status_code == 200
-    alice.refresh_from_db()
-    assert alice.check_password(new)
+    mailed_alice.refresh_from_db()
+    assert mailed_alice.check_password(new)
     assert logged_in_username(client) == "alice"  # the session survives the change
 
 
@@ -110,9 +100,9 @@ def test_password_change_needs_a_login(client: Client) -> None:
 
 
 def test_staff_reach_the_admin_and_students_do_not(
-    client: Client, alice: AbstractUser, staff: AbstractUser
+    client: Client, mailed_alice: AbstractUser, superuser: AbstractUser
 ) -> None:
-    client.force_login(alice)
+    client.force_login(mailed_alice)
     assert client.get("/admin/").status_code == 302
     client.post("/accounts/logout/")
     response = client.post("/admin/login/?next=/admin/", {"username": "root", "password": PASSWORD})
@@ -121,8 +111,8 @@ def test_staff_reach_the_admin_and_students_do_not(
     assert page.status_code == 200 and b"Site administration" in page.content
 
 
-def test_the_menu_shows_the_user_and_the_admin_link(client: Client, staff: AbstractUser) -> None:
-    client.force_login(staff)
+def test_the_menu_shows_the_user_and_the_admin_link(client: Client, superuser: AbstractUser) -> None:
+    client.force_login(superuser)
     page = client.get("/accounts/password/")
     assert b"root" in page.content and b'href="/admin/"' in page.content
 
@@ -163,11 +153,6 @@ def test_ensure_admin_refuses_a_missing_password(monkeypatch: pytest.MonkeyPatch
 
 ELSEWHERE = "198.51.100.7"
 ATTACKER = "203.0.113.66"
-
-
-@pytest.fixture
-def bob() -> AbstractUser:
-    return User.objects.create_user("bob", "bob@example.org", PASSWORD)
 
 
 def log_in(client: Client, username: str, password: str, address: str) -> Any:
@@ -307,7 +292,7 @@ def test_settings_refuse_a_bad_sign_up_mode(env: dict[str, str], message: str) -
     "name", ["аlice", "ALICE", "Alice", "a1ice", "aIice", "alice.", "_alice", "aiice"]
 )
 def test_it_refuses_a_name_confusable_with_an_existing_one(
-    client: Client, alice: AbstractUser, name: str
+    client: Client, mailed_alice: AbstractUser, name: str
 ) -> None:
     response = sign_up(client, name)
     assert response.status_code == 200
@@ -322,7 +307,7 @@ def test_it_refuses_names_outside_the_plain_alphabet(client: Client, name: str) 
     assert not User.objects.filter(username=name).exists()
 
 
-def test_similar_but_distinct_names_are_accepted(client: Client, alice: AbstractUser) -> None:
+def test_similar_but_distinct_names_are_accepted(client: Client, mailed_alice: AbstractUser) -> None:
     for name in ["alicia", "alice_w", "Dora-K.2"]:
         assert sign_up(client, name).status_code == 302, name
 
@@ -353,38 +338,38 @@ def api_status(client: Client, key: str) -> int:
     return client.get("/api/v1/problems", HTTP_AUTHORIZATION=f"Token {key}").status_code
 
 
-def test_a_password_change_revokes_the_api_token(client: Client, alice: AbstractUser) -> None:
-    old = make_token(alice)
+def test_a_password_change_revokes_the_api_token(client: Client, mailed_alice: AbstractUser) -> None:
+    old = make_token(mailed_alice)
     assert api_status(client, old) == 200
-    client.force_login(alice)
+    client.force_login(mailed_alice)
     new_password = "another-long-passphrase-77"
     client.post(
         "/accounts/password/",
         {"old_password": PASSWORD, "new_password1": new_password, "new_password2": new_password},
     )
     # Revoked (stored hashed, a new token is shown only when she makes one on the token page).
-    assert not ApiToken.objects.filter(user=alice).exists()
+    assert not ApiToken.objects.filter(user=mailed_alice).exists()
     assert api_status(Client(), old) == 401
 
 
-def test_any_password_change_revokes_the_token(alice: AbstractUser) -> None:
-    old = make_token(alice)
-    alice.set_password("set-elsewhere-password-5")  # the admin, changepassword, ensure_admin
-    alice.save()
-    assert not ApiToken.objects.filter(user=alice).exists()
+def test_any_password_change_revokes_the_token(mailed_alice: AbstractUser) -> None:
+    old = make_token(mailed_alice)
+    mailed_alice.set_password("set-elsewhere-password-5")  # the admin, changepassword, ensure_admin
+    mailed_alice.save()
+    assert not ApiToken.objects.filter(user=mailed_alice).exists()
     assert api_status(Client(), old) == 401
 
 
-def test_other_changes_keep_the_token(client: Client, alice: AbstractUser) -> None:
-    old = make_token(alice)
-    alice.email = "new@example.org"
-    alice.save()
+def test_other_changes_keep_the_token(client: Client, mailed_alice: AbstractUser) -> None:
+    old = make_token(mailed_alice)
+    mailed_alice.email = "new@example.org"
+    mailed_alice.save()
     log_in(client, "alice", PASSWORD, ELSEWHERE)  # updates last_login
     assert api_status(Client(), old) == 200
 
 
-def test_the_token_page_is_never_cached(client: Client, alice: AbstractUser) -> None:
-    client.force_login(alice)
+def test_the_token_page_is_never_cached(client: Client, mailed_alice: AbstractUser) -> None:
+    client.force_login(mailed_alice)
     response = client.get("/accounts/token/")
     assert response.status_code == 200
     assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
@@ -428,32 +413,32 @@ def submit(client: Client, key: str, address: str) -> Any:
 
 
 def test_judgings_in_flight_are_capped_per_user(
-    client: Client, alice: AbstractUser, published_problem: Any, no_enqueue: None, settings: Any
+    client: Client, mailed_alice: AbstractUser, published_problem: Any, no_enqueue: None, settings: Any
 ) -> None:
     from judge_site.submissions.models import Status, Submission
 
     settings.JUDGE_MAX_QUEUED_PER_USER = 2
-    key = make_token(alice)
+    key = make_token(mailed_alice)
     assert submit(client, key, ELSEWHERE).status_code == 201
     assert submit(client, key, ATTACKER).status_code == 201
     refused = submit(client, key, "192.0.2.1")
     assert refused.status_code == 429
     assert "already have 2 judgings waiting or running" in refused.json()["error"]
-    Submission.objects.filter(user=alice).update(status=Status.DONE)  # they finished
+    Submission.objects.filter(user=mailed_alice).update(status=Status.DONE)  # they finished
     assert submit(client, key, ELSEWHERE).status_code == 201
 
 
 def test_judgings_in_flight_are_capped_per_address_across_accounts(
     client: Client,
-    alice: AbstractUser,
-    bob: AbstractUser,
-    staff: AbstractUser,
+    mailed_alice: AbstractUser,
+    mailed_bob: AbstractUser,
+    superuser: AbstractUser,
     published_problem: Any,
     no_enqueue: None,
     settings: Any,
 ) -> None:
     settings.JUDGE_MAX_QUEUED_PER_ADDRESS = 2
-    alice_key, bob_key, root_key = make_token(alice), make_token(bob), make_token(staff)
+    alice_key, bob_key, root_key = make_token(mailed_alice), make_token(mailed_bob), make_token(superuser)
     assert submit(client, alice_key, ATTACKER).status_code == 201
     assert submit(client, bob_key, ATTACKER).status_code == 201
     refused = submit(client, root_key, ATTACKER)

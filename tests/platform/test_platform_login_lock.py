@@ -11,33 +11,18 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
 from django.test import Client
+from judge_cast import ACCOUNT_PASSWORD as PASSWORD
 
 pytestmark = pytest.mark.django_db
 
-PASSWORD = "correct-horse-battery-41"
 ELSEWHERE = "198.51.100.7"
 ATTACKER = "203.0.113.66"
 User = get_user_model()
 
 
-@pytest.fixture
-def alice() -> AbstractUser:
-    return User.objects.create_user("alice", "alice@example.org", PASSWORD)
-
-
-@pytest.fixture
-def staff() -> AbstractUser:
-    return User.objects.create_superuser("root", "root@example.org", PASSWORD)
-
-
 def logged_in_username(client: Client) -> str | None:
     user = client.get("/healthz").wsgi_request.user
     return user.get_username() if user.is_authenticated else None
-
-
-@pytest.fixture
-def bob() -> AbstractUser:
-    return User.objects.create_user("bob", "bob@example.org", PASSWORD)
 
 
 @pytest.fixture
@@ -56,7 +41,7 @@ def log_in(
 
 
 def test_a_guesser_locks_only_their_own_pair_not_the_owner(
-    client: Client, alice: AbstractUser, low_limit: None
+    client: Client, mailed_alice: AbstractUser, low_limit: None
 ) -> None:
     for _ in range(2):
         assert log_in(client, "alice", "wrong-guess", ATTACKER).status_code == 200
@@ -74,7 +59,7 @@ def test_a_guesser_locks_only_their_own_pair_not_the_owner(
 
 
 def test_many_addresses_lock_an_account_but_not_from_its_usual_address(
-    client: Client, alice: AbstractUser, low_limit: None
+    client: Client, mailed_alice: AbstractUser, low_limit: None
 ) -> None:
     assert log_in(client, "alice", PASSWORD, HOME).status_code == 302
     client.post("/accounts/logout/")
@@ -90,7 +75,7 @@ def test_many_addresses_lock_an_account_but_not_from_its_usual_address(
 
 
 def test_an_account_never_logged_in_has_no_exempt_address(
-    client: Client, alice: AbstractUser, low_limit: None
+    client: Client, mailed_alice: AbstractUser, low_limit: None
 ) -> None:
     for i in range(5):
         log_in(client, "alice", "wrong-guess", f"203.0.113.{i + 1}")
@@ -98,7 +83,7 @@ def test_an_account_never_logged_in_has_no_exempt_address(
 
 
 def test_the_account_counter_ignores_the_case_of_the_username(
-    client: Client, alice: AbstractUser, low_limit: None
+    client: Client, mailed_alice: AbstractUser, low_limit: None
 ) -> None:
     for i, name in enumerate(["Alice", "ALICE", "alice", "aLiCe", "ALICE"]):
         log_in(client, name, "wrong-guess", f"203.0.113.{i + 1}")
@@ -106,7 +91,7 @@ def test_the_account_counter_ignores_the_case_of_the_username(
 
 
 def test_it_locks_an_address_that_tries_many_accounts(
-    client: Client, alice: AbstractUser, bob: AbstractUser, low_limit: None
+    client: Client, mailed_alice: AbstractUser, mailed_bob: AbstractUser, low_limit: None
 ) -> None:
     for name in ["carol", "dave", "erin"]:
         log_in(client, name, "wrong-guess", ATTACKER)
@@ -116,7 +101,7 @@ def test_it_locks_an_address_that_tries_many_accounts(
 
 
 def test_a_forged_forwarded_for_header_does_not_escape_the_address_lock(
-    client: Client, bob: AbstractUser, low_limit: None
+    client: Client, mailed_bob: AbstractUser, low_limit: None
 ) -> None:
     for i in range(3):
         client.post(
@@ -129,7 +114,7 @@ def test_a_forged_forwarded_for_header_does_not_escape_the_address_lock(
 
 
 def test_the_admin_log_in_is_throttled_too(
-    client: Client, staff: AbstractUser, low_limit: None
+    client: Client, superuser: AbstractUser, low_limit: None
 ) -> None:
     admin_login = "/admin/login/?next=/admin/"
     for _ in range(3):
@@ -141,7 +126,7 @@ def test_the_admin_log_in_is_throttled_too(
 
 
 def test_the_lock_ends_after_the_cool_off(
-    client: Client, alice: AbstractUser, low_limit: None
+    client: Client, mailed_alice: AbstractUser, low_limit: None
 ) -> None:
     from axes.models import AccessAttempt
     from django.utils import timezone
@@ -155,7 +140,7 @@ def test_the_lock_ends_after_the_cool_off(
 
 
 def test_logging_in_to_an_own_account_does_not_reset_the_counters(
-    client: Client, alice: AbstractUser, bob: AbstractUser, low_limit: None
+    client: Client, mailed_alice: AbstractUser, mailed_bob: AbstractUser, low_limit: None
 ) -> None:
     log_in(client, "alice", "wrong-guess", ATTACKER)
     log_in(client, "alice", "wrong-guess", ATTACKER)
@@ -166,7 +151,7 @@ def test_logging_in_to_an_own_account_does_not_reset_the_counters(
 
 
 def test_failures_below_the_limit_do_not_lock(
-    client: Client, alice: AbstractUser, low_limit: None
+    client: Client, mailed_alice: AbstractUser, low_limit: None
 ) -> None:
     for _ in range(2):
         log_in(client, "alice", "wrong-guess", ATTACKER)
