@@ -5,10 +5,12 @@ alice and bob are students, charlie is staff holding every staff capability (an 
 in both role groups, judge_site/core/roles.py); bare_staff is a staff member (username charlie)
 holding none. mailed_alice, mailed_bob and superuser (username root) are the accounts tests'
 users: each has an e-mail address (<name>@example.org) and ACCOUNT_PASSWORD, which Django's
-password validators accept, where make_user's users have no address. The fake engine implements the engine's
-signature (``judge_source(package, source, mode, on_progress=None) -> JudgeResult``) and
-decides from the source text: it contains "WRONG" -> WA on the second test, "CRASH" -> the
-engine itself raises, anything else -> AC with a benchmark on Submit.
+password validators accept, where make_user's users have no address.
+
+The fake engine implements the engine's signature
+(``judge_source(package, source, mode, on_progress=None) -> JudgeResult``) and decides from the
+source text: it contains "WRONG" -> WA on the second test, "CRASH" -> the engine itself raises,
+anything else -> AC with a benchmark on Submit.
 """
 
 from __future__ import annotations

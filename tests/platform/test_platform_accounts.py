@@ -111,7 +111,9 @@ def test_staff_reach_the_admin_and_students_do_not(
     assert page.status_code == 200 and b"Site administration" in page.content
 
 
-def test_the_menu_shows_the_user_and_the_admin_link(client: Client, superuser: AbstractUser) -> None:
+def test_the_menu_shows_the_user_and_the_admin_link(
+    client: Client, superuser: AbstractUser
+) -> None:
     client.force_login(superuser)
     page = client.get("/accounts/password/")
     assert b"root" in page.content and b'href="/admin/"' in page.content
@@ -307,7 +309,9 @@ def test_it_refuses_names_outside_the_plain_alphabet(client: Client, name: str) 
     assert not User.objects.filter(username=name).exists()
 
 
-def test_similar_but_distinct_names_are_accepted(client: Client, mailed_alice: AbstractUser) -> None:
+def test_similar_but_distinct_names_are_accepted(
+    client: Client, mailed_alice: AbstractUser
+) -> None:
     for name in ["alicia", "alice_w", "Dora-K.2"]:
         assert sign_up(client, name).status_code == 302, name
 
@@ -338,7 +342,9 @@ def api_status(client: Client, key: str) -> int:
     return client.get("/api/v1/problems", HTTP_AUTHORIZATION=f"Token {key}").status_code
 
 
-def test_a_password_change_revokes_the_api_token(client: Client, mailed_alice: AbstractUser) -> None:
+def test_a_password_change_revokes_the_api_token(
+    client: Client, mailed_alice: AbstractUser
+) -> None:
     old = make_token(mailed_alice)
     assert api_status(client, old) == 200
     client.force_login(mailed_alice)
@@ -413,7 +419,8 @@ def submit(client: Client, key: str, address: str) -> Any:
 
 
 def test_judgings_in_flight_are_capped_per_user(
-    client: Client, mailed_alice: AbstractUser, published_problem: Any, no_enqueue: None, settings: Any
+    client: Client, mailed_alice: AbstractUser, published_problem: Any, no_enqueue: None,
+    settings: Any,
 ) -> None:
     from judge_site.submissions.models import Status, Submission
 
@@ -438,7 +445,8 @@ def test_judgings_in_flight_are_capped_per_address_across_accounts(
     settings: Any,
 ) -> None:
     settings.JUDGE_MAX_QUEUED_PER_ADDRESS = 2
-    alice_key, bob_key, root_key = make_token(mailed_alice), make_token(mailed_bob), make_token(superuser)
+    alice_key, bob_key = make_token(mailed_alice), make_token(mailed_bob)
+    root_key = make_token(superuser)
     assert submit(client, alice_key, ATTACKER).status_code == 201
     assert submit(client, bob_key, ATTACKER).status_code == 201
     refused = submit(client, root_key, ATTACKER)
