@@ -53,6 +53,7 @@ def main() -> int:
     folders = [f for f in cpu_problems() if not wanted or int(f.name[:3]) in wanted]
     failures: list[str] = []
     failed: set[int] = set()
+    peak: dict = {}
     print("| # | shape | reference ms | baseline ms | speed of light ms | % of light | bound |")
     print("|---|---|---|---|---|---|---|")
     for folder in folders:
