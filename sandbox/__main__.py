@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.contracts import Mode, Verdict, scratch_refusal
 from sandbox.grader.package import PackageError, load_package
 
 
@@ -49,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
         script = args.script.read_text(encoding="utf-8", errors="replace") if args.script else ""
     except (PackageError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    refused = scratch_refusal(package.practice.harness if package.practice else "")
+    if args.mode == Mode.SCRATCH and refused:
+        print(f"error: {refused}", file=sys.stderr)
         return 1
     try:
         backend = get_backend(args.backend)

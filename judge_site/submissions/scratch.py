@@ -18,7 +18,8 @@ from typing import Any
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.submissions.models import Mode, Submission
-from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS
+from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS, scratch_refusal
+from sandbox.grader.manifest import harness_of
 
 
 def script_refused(mode: str, script: object) -> str:
@@ -29,6 +30,12 @@ def script_refused(mode: str, script: object) -> str:
     if not isinstance(script, str) or not script.strip():
         return "the script is empty: write a few lines that call your code and print"
     return code_text_problem(script, "the script")
+
+
+def problem_refuses_scratch(problem: Problem) -> str:
+    """Why ``problem`` has no scratchpad (a practice problem whose tests are a C++ program:
+    its file is not Python), or ""."""
+    return scratch_refusal(harness_of(problem.manifest or {}))
 
 
 def scratch_json(submission: Submission) -> dict[str, Any]:

@@ -94,6 +94,9 @@ def submission_create(
         raise SubmissionError("script", refused)
     if not catalog_selectors.problem_readable(user, problem):  # an exam's: inside its window
         raise SubmissionError("problem", f"problem {problem.number} is not published", status=404)
+    refused = scratch.problem_refuses_scratch(problem) if mode == Mode.SCRATCH else ""
+    if refused:
+        raise SubmissionError("mode", refused)
     gate = gates.problem_gate(user, problem)  # an exam window (judge_site/courses/exams.py)
     if gate is not None and not gate.open:
         raise SubmissionError("window", gate.message, status=403)

@@ -76,6 +76,17 @@ SCRATCH_CUT_NOTE = (
 )
 
 
+def scratch_refusal(harness: str) -> str:
+    """Why a scratch run is refused on a problem whose tests are a program (``harness``: a
+    practice package's "cpp" or "cuda"), or "" where the scratchpad runs: it runs Python lines
+    beside the student's file, and such a problem's file is C++ compiled into its test program."""
+    if not harness:
+        return ""
+    language = "CUDA C++" if harness == "cuda" else "C++"
+    return (f"the scratchpad runs Python lines beside a Python file; this problem's file is "
+            f"{language}, compiled with its test program: use Run to see what each case says")
+
+
 class FeedbackPolicy(enum.StrEnum):
     """How much a hidden test tells the student."""
 

@@ -38,6 +38,7 @@ from sandbox.grader.contracts import (
     import_limit_s,
     load_wait_s,
     overall_verdict,
+    scratch_refusal,
 )
 from sandbox.grader.package import ProblemPackage
 from sandbox.grader.session import Fault, Session, await_hello, clamped, well_formed
@@ -197,6 +198,12 @@ def judge(
     name = package.kind
     if mode == Mode.SCRATCH:
         name, judging.script, judging.output = "scratch", script, ""
+        # A practice package whose tests are a C++ program: its file is not Python (the site
+        # and the commands refuse such a scratch run before it is queued; this is the grader's
+        # own word for one that got here anyway).
+        refused = scratch_refusal(package.practice.harness if package.practice else "")
+        if refused:
+            return _result(judging, Verdict.CE, refused)
     elif name == "scratch":  # a mode of every problem, never a package's own kind
         name = "scratch (a mode, not a problem kind)"
     try:

@@ -84,9 +84,15 @@ def language_of(manifest: Manifest) -> str:
     problem imported before packages had a language says so in its ``[practice] harness`` only;
     "python" when neither. Lenient, like :func:`shape_figures`: a stored manifest is not checked
     again."""
+    return str(manifest.get("language") or harness_of(manifest) or "python")
+
+
+def harness_of(manifest: Manifest) -> str:
+    """A practice problem whose tests are a program (its ``[practice] harness``: "cpp" or
+    "cuda"), for a manifest the site stored; "" for any other problem. Lenient."""
     practice = manifest.get("practice")
     harness = practice.get("harness") if isinstance(practice, dict) else ""
-    return str(manifest.get("language") or harness or "python")
+    return harness if isinstance(harness, str) else ""
 
 
 # What a package may ask for: a limit is a number within these bounds (inclusive), never 0

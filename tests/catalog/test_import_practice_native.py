@@ -175,3 +175,34 @@ def test_a_cuda_harness_runs_on_the_emulation_and_says_so(tmp_path: Path) -> Non
     assert [t.name for t in result.tests] == ["example_ten"]  # a Run shows the public case only
     assert "out-of-bounds" in result.tests[0].message
     assert "in kernel scale_kernel" in result.tests[0].message
+
+
+def test_a_scratch_run_is_refused_on_a_harness_problem_everywhere(tmp_path: Path) -> None:
+    """The scratchpad runs Python lines beside a Python file: on a C++ harness problem the grader
+    answers CE with the reason (no sandbox started), and both commands refuse before judging."""
+    import subprocess
+    import sys
+
+    package = _package(tmp_path, "cpp", "toy-cpp-prefix-sum", ["example_small", "empty", "long_run"])
+    solution = BOOKS / "cpp" / "toy-cpp-prefix-sum" / "solution.cpp"
+    result = _judge(package, solution.read_text(), Mode.SCRATCH)
+    assert result.verdict == Verdict.CE and result.tests == []
+    assert result.message.startswith("the scratchpad runs Python lines") and "C++" in result.message
+    script = tmp_path / "lines.py"
+    script.write_text("print(1)\n")
+    cli = subprocess.run(
+        [sys.executable, "-m", "sandbox", "judge", "--mode", "scratch", "--script", str(script),
+         "--backend", "local", str(package.path), str(solution)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert cli.returncode == 1 and "error: the scratchpad runs Python lines" in cli.stderr, cli
+    from django.core.management.base import CommandError
+    from django.test import override_settings
+
+    with override_settings(JUDGE_PROBLEMS_DIR=str(package.path.parent), JUDGE_BACKEND="local"):
+        with pytest.raises(CommandError, match="the scratchpad runs Python lines"):
+            call_command("judge", "900", str(solution), "--mode", "scratch", "--script", str(script))
+    # A CUDA C++ harness problem is refused the same way.
+    cuda = _package(tmp_path / "cu", "cuda", "toy-cu-scale", ["example_ten"])
+    assert cuda.practice is not None and cuda.practice.harness == "cuda"
+    assert _judge(cuda, "x", Mode.SCRATCH).message.startswith("the scratchpad runs Python")

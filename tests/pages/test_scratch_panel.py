@@ -103,3 +103,27 @@ def test_the_first_snippet_runs_as_it_is_on_a_problem_of_each_chapter() -> None:
         result = judge(package, mine, mode=Mode.SCRATCH, backend=backend, script=first.text)
         assert result.shown_verdict is None, (folder.name, result.tests[0].message)
         assert "tensor(" in (result.output or ""), folder.name
+
+
+def test_a_harness_problem_has_no_scratchpad_and_the_api_says_why(client: Client, alice):
+    """A practice problem whose tests are a C++ program: the panel says why there is no
+    scratchpad (no script box, no script), and a scratch run through the API is refused (400,
+    field mode) with nothing stored; a Run of the same problem is not refused for it."""
+    from judge_cast import token_for
+
+    from judge_site.submissions.models import Submission
+
+    make_problem(60, manifest={"language": "cpp", "practice": {"harness": "cpp"}},
+                 starter_code="#include <vector>\n")
+    client.force_login(alice)
+    html = client.get("/problems/60/").content.decode()
+    assert 'id="scratchpad"' in html and "Not on this problem: the scratchpad runs Python" in html
+    assert 'id="scratch-script"' not in html and "scratch/scratch.js" not in html
+    body = {"problem": 60, "code": "int x;\n", "mode": "scratch", "script": "print(1)\n"}
+    response = client.post("/api/v1/submissions", data=json.dumps(body),
+                           content_type="application/json",
+                           HTTP_AUTHORIZATION=f"Token {token_for(alice)}")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error.startswith("mode: the scratchpad runs Python lines") and "C++" in error, error
+    assert not Submission.objects.exists()

@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 
 from judge_site.catalog.models import Problem
-from judge_site.submissions.scratch import snippets_for
+from judge_site.submissions.scratch import problem_refuses_scratch, snippets_for
 from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS
 
 register = template.Library()
@@ -15,8 +15,10 @@ register = template.Library()
 
 @register.inclusion_tag("submissions/_scratch.html", takes_context=True)
 def scratch_panel(context: dict[str, Any], problem: Problem) -> dict[str, Any]:
-    snippets = snippets_for(problem)
+    refused = problem_refuses_scratch(problem)
+    snippets = [] if refused else snippets_for(problem)
     return {
+        "refused": refused,
         "user": context.get("user"),
         "request": context.get("request"),
         "problem": problem,

@@ -22,7 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from sandbox.grader.contracts import Mode, Verdict
+from sandbox.grader.contracts import Mode, Verdict, scratch_refusal
 from sandbox.grader.feedback import format_result, result_for_student
 from sandbox.grader.package import PackageError, find_package
 
@@ -62,6 +62,9 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {options['file']}: {exc}") from None
         script = _scratch_script(Mode(options["mode"]), options["script"])
+        refused = scratch_refusal(package.practice.harness if package.practice else "")
+        if script and refused:
+            raise CommandError(refused)
         engine = judge_engine()
         if script:
             full = engine.judge(package, source, Mode.SCRATCH, secret_seed=options["seed"],
