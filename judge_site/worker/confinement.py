@@ -9,6 +9,7 @@ repository's problems/) shares one; every uploaded or imported version has its o
 
 from __future__ import annotations
 
+import atexit
 import logging
 import socket
 import threading
@@ -130,15 +131,22 @@ def graders(
 
         # Retired well before the orphan sweep could take one mid-judging.
         found = ConfinedGraders(start, max_age_s=max(60.0, spec.wall_time_s / 3))
+        if not _graders:
+            # A one-shot command (manage.py judge, check_problems, import_practice on a host)
+            # never runs a worker's shutdown: its graders went on running after it exited,
+            # waiting on a channel nobody held, until some worker's orphan sweep (stop 46 found
+            # one left by each host judge). A worker closes them at its shutdown too.
+            atexit.register(close_graders)
         _graders[backend_name] = found
         return found
 
 
 def close_graders() -> None:
-    """Stop this process's grader processes (worker shutdown, tests)."""
+    """Stop this process's grader processes (worker shutdown, tests, a command's exit)."""
     with _lock:
         found = list(_graders.values())
         _graders.clear()
+    atexit.unregister(close_graders)
     for item in found:
         item.close()
 

@@ -13,6 +13,8 @@ DEBUG is off, else a warning line on the command's stderr, each saying how to fi
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +23,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from judge_site.worker import confinement
+
+# The label of a host command's graders: "HOST-PID" of the command's process.
+COMMAND_LABEL = "tensor-judge.command"
 
 log = logging.getLogger(__name__)
 
@@ -98,10 +103,13 @@ def decide(
 
 
 def prepare_command(command: BaseCommand, paths: list[Path], backend_name: str) -> None:
-    """``decide`` for a management command: the warning on its stderr, a refusal as its error."""
+    """``decide`` for a management command: the warning on its stderr, a refusal as its error.
+    The command's graders carry its host and process id (``COMMAND_LABEL``), as a worker's carry
+    its name: whose they are, for an operator and for the suite."""
     try:
         line = decide(paths, backend_name)
     except UnconfinedRefused as exc:
         raise CommandError(str(exc)) from None
     if line:
         command.stderr.write(line)
+    confinement.label_graders({COMMAND_LABEL: f"{socket.gethostname()}-{os.getpid()}"})

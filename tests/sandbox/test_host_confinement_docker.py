@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -37,20 +38,33 @@ def test_a_host_judge_of_an_untrusted_package_runs_its_tests_py_in_the_grader(tm
     marker.write_text("")
     tests.write_text(PROBE.format(marker=str(marker)) + tests.read_text())
 
+    pids: list[int] = []
+
     def judge(confine: str) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "DEBUG": "true", "JUDGE_BACKEND": "docker",
                "JUDGE_PROBLEMS_DIR": str(package.parent), "JUDGE_GRADER_IMAGE": "",
                "JUDGE_CONFINE_AUTHORS": confine}
-        return subprocess.run(
+        with subprocess.Popen(
             [sys.executable, "manage.py", "judge", "900", str(TOY / "solution.py"), "--mode",
              "run", "--json"],
-            cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-        )
+            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        ) as child:  # fmt: skip
+            pids.append(child.pid)
+            out, err = child.communicate(timeout=300)
+        return subprocess.CompletedProcess(child.args, child.returncode, out, err)
 
     proc = judge("auto")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout)["verdict"] == "AC", proc.stdout[:2000]
     assert "unconfined" not in proc.stderr
+    # Its grader went with it: a command has no worker shutdown (before, each host judge left
+    # one running, waiting on a channel nobody held).
+    import docker
+
+    from judge_site.worker.host_confinement import COMMAND_LABEL
+
+    mine = f"{COMMAND_LABEL}={socket.gethostname()}-{pids[0]}"
+    assert docker.from_env().containers.list(all=True, filters={"label": mine}) == []
     # The probe bites where the code runs beside the command (confinement turned off knowingly).
     unconfined = judge("never")
     assert "runs unconfined as your user" in unconfined.stderr
