@@ -23,6 +23,8 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.grader import syntax
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM_DIRS = [
     "048-embedding-tied-head-padding", "049-embedding-backward-scatter-add",
@@ -84,7 +86,7 @@ def load_problem(folder: str) -> Problem:
     path = ROOT / "problems" / folder
     number = int(folder.split("-", 1)[0])
     starter = (path / "starter.py").read_text()
-    tree = ast.parse(starter)
+    tree = syntax.parse(starter)
     imports = "\n".join(ast.get_source_segment(starter, n) or "" for n in tree.body
                         if isinstance(n, ast.Import | ast.ImportFrom))
     signatures = []
@@ -95,7 +97,7 @@ def load_problem(folder: str) -> Problem:
     real: dict[str, list[str]] = {}
     for solution in sorted((path / "solutions" / "AC").glob("*.py")):
         source = solution.read_text()
-        for node in ast.parse(source).body:
+        for node in syntax.parse(source).body:
             if isinstance(node, ast.FunctionDef):
                 real.setdefault(node.name, []).append(ast.get_source_segment(source, node) or "")
     return Problem(number, starter, imports, signatures, real)
@@ -188,7 +190,7 @@ def vary(rng: random.Random, function: str) -> str:
     """A real accepted function as another student writes it: the same approach (its ifs and
     loops), about half of its simple statements written their own way and a few of their own
     added (the function stays valid Python; correctness is not the point here)."""
-    node = ast.parse(function).body[0]
+    node = syntax.parse(function).body[0]
     assert isinstance(node, ast.FunctionDef)
     lines = function.split("\n")
     writer = Writer(rng, [a.arg for a in node.args.args])

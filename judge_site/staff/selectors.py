@@ -11,6 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from judge_site.catalog.models import Problem
 from judge_site.staff.models import ProblemVersion
 from judge_site.submissions.models import Mode, Submission
+from sandbox.grader import syntax
 from sandbox.grader.manifest import LIMIT_BOUNDS
 from sandbox.grader.package import PackageError, load_package
 
@@ -19,7 +20,7 @@ def case_names_static(tests_py: Path) -> list[dict[str, Any]]:
     """Every ``Case(...)`` of tests.py with its name and whether it is public, read from the
     source (the web process has no torch); a name that is not a literal shows as computed."""
     try:
-        tree = ast.parse(tests_py.read_text(), filename=str(tests_py))
+        tree = syntax.parse(tests_py.read_text(), filename=str(tests_py))
     except (OSError, SyntaxError) as exc:
         return [{"name": f"(tests.py unreadable: {exc})", "public": False}]
     found = []

@@ -18,6 +18,7 @@ from typing import Any
 from judge_site.catalog.models import Problem
 from judge_site.catalog.services import code_text_problem
 from judge_site.submissions.models import Mode, Submission
+from sandbox.grader import syntax
 from sandbox.grader.contracts import SCRATCH_OUTPUT_CHARS, scratch_refusal
 from sandbox.grader.manifest import harness_of
 
@@ -121,7 +122,7 @@ def _first_function(starter: str) -> tuple[str, list[str], str] | None:
     """(name, required parameters, signature line) of the starter's first public function
     (not a Triton ``*_kernel``, not ``_private``); None when it has none or does not parse."""
     try:
-        tree = ast.parse(starter)
+        tree = syntax.parse(starter)
     except (SyntaxError, ValueError):
         return None
     for node in tree.body:
@@ -160,7 +161,7 @@ def snippets_for(problem: Problem) -> list[Snippet]:
     )
     # The chapter's torch call where it reads only this function's arguments, else a line to
     # fill in (comparing with itself until then: the snippet runs as it is).
-    names = {n.id for n in ast.walk(ast.parse(torch_version)) if isinstance(n, ast.Name)}
+    names = {n.id for n in ast.walk(syntax.parse(torch_version)) if isinstance(n, ast.Name)}
     usable = torch_version and names <= {"torch", *required}
     expected = torch_version if usable else "out  # write torch's own computation of it here"
     compare = (

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sandbox.grader import syntax
 from sandbox.grader.contracts import CPU_EMULATION_NOTE as CPU_NOTE
 from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS, JudgeResult, Mode, Verdict
 from sandbox.grader.hints import failing_names, hinted_checks_failed, package_hint_items
@@ -88,7 +89,7 @@ def public_cases_static(tests_py: Path) -> list[dict[str, str]]:
     Recognises ``Case("name", "fn", ..., public=True, note="...")`` calls whose name, fn and
     note are string literals, which is how problems/README.md asks authors to write them.
     """
-    tree = ast.parse(tests_py.read_text(), filename=str(tests_py))
+    tree = syntax.parse(tests_py.read_text(), filename=str(tests_py))
     found: list[tuple[tuple[int, int], dict[str, str]]] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Case"):
@@ -223,7 +224,7 @@ def _cost_checks(package: ProblemPackage, report: CheckReport) -> None:
 
 def _defines(path: Path, attr: str) -> bool:
     """Whether the module at ``path`` (read, not imported) defines ``attr`` at its top level."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = syntax.parse(path.read_text(), filename=str(path))
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == attr:
             return True

@@ -36,6 +36,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox.grader import syntax
+
 MAX_EXPRESSION_CHARS = 400
 MAX_NODES = 200  # syntax nodes of one expression (the catalog's largest: 54)
 MAX_DEPTH = 32  # operators within operators (the catalog's deepest: 9, a chain of 12 terms)
@@ -85,7 +87,7 @@ def _parse(expression: str) -> ast.Expression:
             "name a parameter for a repeated part"
         )
     try:
-        tree = ast.parse(expression, mode="eval")
+        tree = syntax.parse_expression(expression)
     except SyntaxError as exc:
         raise CostError(f"{expression!r}: {exc.msg}") from None
     except (RecursionError, MemoryError):

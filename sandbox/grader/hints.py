@@ -37,6 +37,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from sandbox.grader import syntax
 from sandbox.grader.contracts import NEUTRAL_VERDICTS, PASSING_VERDICTS
 from sandbox.grader.manifest import HintSpec, PackageError
 from sandbox.grader.package import ProblemPackage
@@ -67,7 +68,7 @@ def _name_pattern(node: ast.expr) -> str | None:
 
 def case_index(tests_py: Path) -> list[CaseInfo]:
     """Every ``Case(...)`` of tests.py whose name is a literal or an f-string, in source order."""
-    tree = ast.parse(tests_py.read_text(), filename=str(tests_py))
+    tree = syntax.parse(tests_py.read_text(), filename=str(tests_py))
     found: list[tuple[tuple[int, int], CaseInfo]] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Case"):

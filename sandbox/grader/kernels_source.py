@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from sandbox.grader import syntax
 from sandbox.grader.package import PackageError
 
 # The folder holding the trusted ``kernels/`` package: references and speed baselines, read
@@ -67,7 +68,7 @@ def inline_kernels(source: str, kernels_root: Path | None = None, filename: str 
     The result is one file on disk in the sandbox, so Triton's ``inspect.getsource`` of an
     inlined ``@triton.jit`` function works. Two inlined modules that define the same top-level
     name are refused (one would silently replace the other's)."""
-    tree = ast.parse(source, filename=filename)
+    tree = syntax.parse(source, filename=filename)
     imports = _kernels_imports(tree)
     if not imports:
         return source
@@ -81,7 +82,7 @@ def inline_kernels(source: str, kernels_root: Path | None = None, filename: str 
         module = node.module or ""
         path = kernels_module_path(module, kernels_root)
         text = path.read_text(encoding="utf-8")
-        inner = ast.parse(text, filename=str(path))
+        inner = syntax.parse(text, filename=str(path))
         if _kernels_imports(inner):
             raise PackageError(f"{path}: a kernels module must not import the kernels package")
         for name in _defined_names(inner):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.grader import syntax
 from sandbox.practice import PracticeError
 from sandbox.practice import harness as practice_harness
 from sandbox.practice import runtime as practice_runtime
@@ -195,7 +196,7 @@ def read_folder(path: Path | str, slug: str | None = None) -> PracticeFolder:
     runtime = practice_runtime.runtime_files(
         path, [texts["starter.py"], texts["solution.py"], texts["test.py"]])
     try:
-        solution_tree = ast.parse(texts["solution.py"], filename="solution.py")
+        solution_tree = syntax.parse(texts["solution.py"], filename="solution.py")
     except SyntaxError as exc:
         raise PracticeError(f"solution.py: syntax error at line {exc.lineno}: {exc.msg}") from None
     tests, imported, unsupported = scan_tests(texts["test.py"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from sandbox.grader import syntax
 from sandbox.practice import PracticeError
 
 
@@ -131,7 +132,7 @@ def scan_tests(source: str) -> tuple[list[TestInfo], list[str], list[Unsupported
     """The cases of a test.py (top-level ``test_*`` functions, in source order), the names it
     imports from solution, and what a proxy cannot do, per test."""
     try:
-        tree = ast.parse(source, filename="test.py")
+        tree = syntax.parse(source, filename="test.py")
     except SyntaxError as exc:
         raise PracticeError(f"test.py: syntax error at line {exc.lineno}: {exc.msg}") from None
     imported, _ = _solution_names(tree)
