@@ -116,7 +116,11 @@ def test_the_check_fails_a_wrong_solution_no_hint_covers(tmp_path: Path) -> None
 def test_the_check_runs_the_reference_benchmark(local_checks: CheckPool) -> None:
     report = local_checks.report(P48, bench=True)
     (reference,) = [i for i in report.items if i.name.startswith("reference")]
-    assert reference.ok and "speedup" in reference.detail, reference.detail
+    # The benchmark ran and gave its figure, or its timing was rejected with the rule that
+    # rejected it (a busy machine: gap_excess under the suite's load, stop 46): either way a
+    # result, never "the benchmark produced no result".
+    assert reference.ok, reference.detail
+    assert "speedup" in reference.detail or "timing rejected (" in reference.detail, reference.detail
 
 
 def test_the_check_fails_a_package_whose_tagged_solution_lies(tmp_path: Path) -> None:
