@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     except (PackageError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    refused = scratch_refusal(package.practice.harness if package.practice else "")
+    refused = scratch_refusal(package.harness)
     if args.mode == Mode.SCRATCH and refused:
         print(f"error: {refused}", file=sys.stderr)
         return 1

@@ -127,8 +127,8 @@ class Kind(abc.ABC):
     def load_language(self) -> str:
         """What the runner loads load_request's file as ("cuda" compiles it, protocol.load); a
         practice harness package's C++ / CUDA file is compiled with its test program instead."""
-        practice = self.judging.package.practice
-        return "python" if practice is not None and practice.harness else self.judging.package.language
+        package = self.judging.package
+        return "python" if package.harness else package.language
 
     def load_modules(self) -> dict[str, str]:
         """Files importable beside the student's file in the sandbox (path -> text)."""
@@ -201,7 +201,7 @@ def judge(
         # A practice package whose tests are a C++ program: its file is not Python (the site
         # and the commands refuse such a scratch run before it is queued; this is the grader's
         # own word for one that got here anyway).
-        refused = scratch_refusal(package.practice.harness if package.practice else "")
+        refused = scratch_refusal(package.harness)
         if refused:
             return _result(judging, Verdict.CE, refused)
     elif name == "scratch":  # a mode of every problem, never a package's own kind

@@ -122,6 +122,12 @@ class ProblemPackage:
     def folder_name(self) -> str:
         return self.path.name
 
+    @property
+    def harness(self) -> str:
+        """A practice package whose tests are a program: its ``[practice] harness`` ("cpp",
+        "cuda"); "" for any other package."""
+        return self.practice.harness if self.practice is not None else ""
+
     def solutions(self) -> Iterator[tuple[str, Path]]:
         """(expected verdict, file) for every tagged solution under solutions/<VERDICT>/."""
         root = self.path / "solutions"

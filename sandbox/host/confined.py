@@ -75,8 +75,8 @@ def pack_package(package: ProblemPackage) -> tuple[dict[str, Any], bytes]:
 
 def bounds_of(package: ProblemPackage, job_s: float) -> Bounds:
     """The bounds of a job's sandboxes: the package's validated limits, the job's time."""
-    harness = package.practice is not None and bool(package.practice.harness)
-    return Bounds.of(package.limits, list(package.requires), job_s, package.language, harness)
+    return Bounds.of(package.limits, list(package.requires), job_s, package.language,
+                     bool(package.harness))
 
 
 class GraderHost:

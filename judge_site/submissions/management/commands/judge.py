@@ -62,7 +62,7 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot read {options['file']}: {exc}") from None
         script = _scratch_script(Mode(options["mode"]), options["script"])
-        refused = scratch_refusal(package.practice.harness if package.practice else "")
+        refused = scratch_refusal(package.harness)
         if script and refused:
             raise CommandError(refused)
         engine = judge_engine()
